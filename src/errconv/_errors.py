@@ -1,0 +1,83 @@
+"""The exceptions errconv raises.
+
+    ErrconvError                 base of everything errconv raises on purpose
+    ├── DecodeError              input is not a readable error in the named or detected dialect
+    ├── ContractError            Fault.build() refused a fault that breaks the agent contract
+    ├── LossError                convert(..., strict=True) would drop fields
+    └── UnknownDialectError      a dialect name errconv does not know (also a ValueError)
+
+    FaultError                   raised *by callers* to carry a Fault (e.g. out of a handler)
+
+Messages are one line, name the offending value (cut short) and say what is accepted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .fault import Fault
+
+__all__ = [
+    "ContractError",
+    "DecodeError",
+    "ErrconvError",
+    "FaultError",
+    "LossError",
+    "UnknownDialectError",
+    "shorten",
+]
+
+
+def shorten(value: object, limit: int = 40) -> str:
+    """Render `value` for an error message: repr, one line, at most `limit` characters."""
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text.replace("\n", "\\n").replace("\r", "\\r")
+
+
+class ErrconvError(Exception):
+    """Base class of every exception errconv raises on purpose."""
+
+
+class DecodeError(ErrconvError):
+    """The input is not a readable error in the named or detected dialect.
+
+    Raised for malformed JSON, invalid UTF-8, bad base64, bad protobuf, input over a
+    size or nesting limit, or a shape no dialect recognises.
+    """
+
+
+class ContractError(ErrconvError, ValueError):
+    """A producer tried to build a Fault that breaks the agent contract (DESIGN section 2)."""
+
+
+class LossError(ErrconvError):
+    """A strict conversion would drop fields the target dialect cannot carry.
+
+    `losses` names them, in the same vocabulary as `errconv.losses()`.
+    """
+
+    def __init__(self, dialect: str, losses: tuple[str, ...]) -> None:
+        self.dialect = dialect
+        self.losses = losses
+        super().__init__(f"{dialect} cannot carry: {', '.join(losses)} (drop strict=True to convert anyway)")
+
+
+class UnknownDialectError(ErrconvError, ValueError):
+    """A dialect name that errconv does not know."""
+
+
+class FaultError(Exception):
+    """An exception that carries a `Fault`.
+
+    Raise it from application code (a gRPC handler, an HTTP view) and errconv's
+    interceptors and middleware turn it into the right wire form:
+
+    >>> raise FaultError(Fault.build(status=404, code="book_not_found", detail="No such book"))
+    """
+
+    def __init__(self, fault: Fault) -> None:
+        self.fault = fault
+        super().__init__(fault.detail or fault.title or fault.code or f"HTTP {fault.status}")

@@ -1,0 +1,261 @@
+"""`http`: a whole HTTP response: status line, headers and a body in any dialect.
+
+Encoders `http+problem`, `http+google` and `http+stripe` write an HTTP/1.1 response:
+the status line, `Content-Type`, `Retry-After` for every wait (the same number as
+the body), for Stripe `Stripe-Should-Retry` and `Request-Id`, `Content-Length`, then
+the body. DebugInfo is dropped: this is an outer boundary.
+
+Decoding takes HTTP/1.x and `curl -i` output (HTTP/2 status lines, interim 1xx and
+proxy `Connection established` blocks skipped), picks the body codec from the
+content type and the body's shape, and reads vague bodies (plain text, HTML,
+`{"error": "..."}`, empty) using only the status and headers. The ladder's wire
+signals come from here: `Retry-After` (both forms, measured against `Date` when the
+response has one, else the injected clock), `X-RateLimit-Remaining: 0` with
+`X-RateLimit-Reset`, the IETF `RateLimit` field's `r=0;t=`, `Stripe-Should-Retry`,
+and a `grpc-status` header (Envoy's HTTP/1 bridge copies it there).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .._errors import DecodeError, shorten
+from ..codes import NextStep, code_for_http, reason_phrase
+from ..details import RequestInfo
+from ..fault import Fault
+from ..limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
+from ..retry_after import format_retry_after, parse_http_date, parse_retry_after
+from . import google_error, problem, status_json, stripe_error
+from ._common import Hints, finish, read_json, valid_code, write_json
+
+__all__ = ["BODY_DIALECTS", "MEDIA_TYPE", "NAME", "decode", "encode_with", "parse_response", "safe_header_value"]
+
+NAME = "http"
+MEDIA_TYPE = "message/http"
+BODY_DIALECTS = ("problem", "google", "stripe")
+_STATUS_LINE = re.compile(r"HTTP/(\d(?:\.\d)?) +(\d{3})(?: +(.*))?")
+_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_TAGS = re.compile(r"<[^>]{0,2000}>")
+_SPACE = re.compile(r"\s+")
+_TITLE = re.compile(r"<title[^>]{0,200}>(.{0,2000}?)</title>", re.IGNORECASE | re.DOTALL)
+_MAX_VAGUE_DETAIL = 1000
+
+
+def safe_header_value(value: str) -> str:
+    """A header value with CR, LF, NUL and other controls replaced by spaces (RFC 9110 5.5)."""
+    return _UNSAFE.sub(" ", value).strip()
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+class Response:
+    """A parsed HTTP response: status, reason, headers (lower-case names, in order) and body."""
+
+    __slots__ = ("status", "reason", "headers", "body")
+
+    def __init__(self, status: int, reason: str, headers: list[tuple[str, str]], body: bytes) -> None:
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.body = body
+
+    def get(self, name: str) -> str | None:
+        for key, value in self.headers:
+            if key == name:
+                return value
+        return None
+
+
+def _split(data: bytes) -> tuple[bytes, bytes]:
+    crlf = data.find(b"\r\n\r\n")
+    lf = data.find(b"\n\n")
+    if crlf != -1 and (lf == -1 or crlf < lf):
+        return data[:crlf], data[crlf + 4 :]
+    if lf != -1:
+        return data[:lf], data[lf + 2 :]
+    return data, b""
+
+
+def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Response:
+    """Parse an HTTP/1.x response or `curl -i` output."""
+    if len(data) > limits.max_bytes:
+        raise DecodeError(f"the response is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+    rest = data.lstrip(b"\r\n")
+    while True:
+        head, body = _split(rest)
+        lines = head.decode("latin-1").replace("\r\n", "\n").split("\n")
+        m = _STATUS_LINE.fullmatch(lines[0].strip())
+        if m is None:
+            raise DecodeError(f"not an HTTP response: the first line is {shorten(lines[0])}, expected `HTTP/1.1 429 ...`")
+        status, reason = int(m.group(2)), (m.group(3) or "").strip()
+        interim = 100 <= status < 200 or (status == 200 and reason.lower() == "connection established")
+        if interim and body.lstrip(b"\r\n").startswith(b"HTTP/"):
+            rest = body.lstrip(b"\r\n")
+            continue
+        break
+    headers: list[tuple[str, str]] = []
+    for line in lines[1:]:
+        if line[:1] in (" ", "\t") and headers:  # obs-fold: replace with a space
+            name, value = headers[-1]
+            headers[-1] = (name, f"{value} {line.strip()}")
+            continue
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip() or name != name.strip():
+            raise DecodeError(f"not an HTTP header line: {shorten(line)}")
+        headers.append((name.lower(), safe_header_value(value)))
+    return Response(status, reason, headers, body)
+
+
+# --------------------------------------------------------------------------- hints from headers
+
+
+def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
+    hints = Hints()
+    date = resp.get("date")
+    clock: float | Callable[[], float] | None = now
+    if date is not None:
+        server_now = parse_http_date(date)
+        if server_now is not None:
+            clock = server_now  # the server's clock: a Retry-After date was written against it
+    current = clock() if callable(clock) else (time.time() if clock is None else clock)
+
+    should_retry = (resp.get("stripe-should-retry") or "").strip().lower()
+    retry_after = resp.get("retry-after")
+    if retry_after is not None:
+        seconds = parse_retry_after(retry_after, now=current)
+        if seconds is not None:
+            hints.wait, hints.delay = "Retry-After", seconds
+        else:
+            hints.notes.append(f"unreadable Retry-After {shorten(retry_after)} ignored")
+    if hints.wait is None:
+        remaining = resp.get("x-ratelimit-remaining")
+        reset = resp.get("x-ratelimit-reset")
+        if remaining is not None and remaining.strip() == "0" and reset is not None and re.fullmatch(r"\d{1,16}(\.\d+)?", reset.strip()):
+            value = float(reset)
+            if value > 1e12:  # epoch milliseconds
+                value = value / 1000 - current
+            elif value > 1e9:  # epoch seconds
+                value -= current
+            hints.wait = "X-RateLimit-Reset"
+            hints.delay = max(0, min(math.ceil(value), MAX_RETRY_AFTER_SECONDS))
+    if hints.wait is None:
+        field = resp.get("ratelimit")
+        if field is not None:
+            for item in field.split(","):
+                params = dict(p.strip().partition("=")[::2] for p in item.split(";")[1:])
+                if params.get("r", "").strip() == "0" and params.get("t", "").strip().isdigit():
+                    hints.wait = "RateLimit"
+                    hints.delay = min(int(params["t"].strip()[:12]), MAX_RETRY_AFTER_SECONDS)
+                    break
+    if should_retry == "true" and hints.wait is None:
+        hints.wait = "Stripe-Should-Retry: true"
+    elif should_retry == "false":
+        hints.no_retry = "Stripe-Should-Retry: false"
+    return hints
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _vague(resp: Response, hints: Hints, text: str, content_type: str) -> Fault:
+    detail: str | None
+    if "html" in content_type or text.lstrip()[:1] == "<":
+        m = _TITLE.search(text)
+        source = m.group(1) if m else _TAGS.sub(" ", text)
+        detail = _SPACE.sub(" ", html.unescape(source)).strip()
+    else:
+        detail = _SPACE.sub(" ", text).strip()
+    if len(detail) > _MAX_VAGUE_DETAIL:
+        detail = detail[: _MAX_VAGUE_DETAIL - 1] + "…"
+    fields: dict[str, Any] = {"status": resp.status, "grpc_code": code_for_http(resp.status), "detail": detail or None}
+    hints.notes.append("the body states nothing machine-readable; classified from the status and headers")
+    return finish(fields, None, hints, NAME)
+
+
+def decode(
+    data: bytes,
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    now: float | Callable[[], float] | None = None,
+) -> Fault:
+    """A Fault from a whole HTTP response, whatever its body."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, (bytes, bytearray)):
+        raise DecodeError(f"http takes the response as bytes, got {type(data).__name__}")
+    resp = parse_response(bytes(data), limits)
+    hints = _hints(resp, now)
+    content_type = (resp.get("content-type") or "").split(";")[0].strip().lower()
+    try:
+        text = resp.body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DecodeError("the response body is not valid UTF-8") from None
+    stripped = text.strip()
+    fault: Fault
+    if stripped[:1] in ("{", "[") and (content_type.endswith("json") or not content_type or content_type == "text/plain"):
+        obj = read_json(stripped, limits, "the response body")
+        if content_type == "application/problem+json" and isinstance(obj, dict):
+            fault = problem.from_object(obj, limits, dialect=NAME, hints=hints, http_status=resp.status)
+        elif google_error.looks_like(obj):
+            fault = google_error.from_object(obj, limits, dialect=NAME, hints=hints, http_status=resp.status)
+        elif stripe_error.looks_like(obj):
+            fault = stripe_error.from_object(obj, limits, dialect=NAME, hints=hints, http_status=resp.status)
+        elif status_json.looks_like(obj):
+            fault = status_json.from_object(obj, limits, dialect=NAME, hints=hints, http_status=resp.status)
+        elif isinstance(obj, dict):
+            fault = problem.from_object(obj, limits, dialect=NAME, hints=hints, http_status=resp.status)
+        else:
+            fault = _vague(resp, hints, stripped, content_type)
+    else:
+        fault = _vague(resp, hints, text, content_type)
+    return _with_headers(fault, resp)
+
+
+def _with_headers(fault: Fault, resp: Response) -> Fault:
+    changes: dict[str, Any] = {}
+    grpc_status = resp.get("grpc-status")
+    if grpc_status is not None and grpc_status.strip().isdigit() and len(grpc_status) < 4:
+        code = valid_code(int(grpc_status))
+        if code != fault.grpc_code:
+            changes["grpc_code"] = code
+    request_id = resp.get("request-id")
+    if request_id and not any(isinstance(d, RequestInfo) for d in fault.details):
+        changes["details"] = (*fault.details, RequestInfo(request_id=request_id))
+    return fault.replace(**changes) if changes else fault
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def encode_with(body_dialect: str, fault: Fault, *, keep_debug: bool = False) -> bytes:
+    """An HTTP/1.1 response for `fault` with a `body_dialect` body (problem, google or stripe)."""
+    headers: list[tuple[str, str]] = []
+    if body_dialect == "problem":
+        body = write_json(problem.to_object(fault, keep_debug=keep_debug))
+        headers.append(("Content-Type", problem.MEDIA_TYPE))
+    elif body_dialect == "google":
+        body = write_json(google_error.to_object(fault, keep_debug=keep_debug))
+        headers.append(("Content-Type", "application/json; charset=UTF-8"))
+    elif body_dialect == "stripe":
+        body = write_json(stripe_error.to_object(fault))
+        headers.append(("Content-Type", "application/json"))
+    else:
+        raise ValueError(f"http+ takes a body dialect of {', '.join(BODY_DIALECTS)}, got {body_dialect!r}")
+    wait = fault.next_step == NextStep.WAIT
+    if wait and fault.retry_after_seconds is not None:
+        headers.append(("Retry-After", format_retry_after(min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS))))
+    if body_dialect == "stripe":
+        headers.append(("Stripe-Should-Retry", "true" if wait else "false"))
+        request_id = next((d.request_id for d in fault.details if isinstance(d, RequestInfo) and d.request_id), None)
+        if request_id:
+            headers.append(("Request-Id", request_id))
+    headers.append(("Content-Length", str(len(body))))
+    head = f"HTTP/1.1 {fault.status} {reason_phrase(fault.status)}\r\n"
+    head += "".join(f"{name}: {safe_header_value(value)}\r\n" for name, value in headers)
+    return head.encode("latin-1", "replace") + b"\r\n" + body

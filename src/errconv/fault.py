@@ -1,0 +1,253 @@
+"""`Fault`: one failure, in no dialect.
+
+Every dialect decodes into a Fault and encodes out of one. A Fault is an immutable
+msgspec Struct: typed, fast, and serialisable to the canonical JSON kept in
+`golden/<case>/fault.json`.
+
+Two ways in:
+
+- decoding is liberal: any real-world body decodes, carrying what it had, and
+  `origin` records where its next step came from;
+- `Fault.build()` is strict: it refuses a fault that breaks the agent contract.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import msgspec
+
+from ._errors import ContractError, shorten
+from .codes import Code, NextStep, code_for_http, http_for_code, infer_next_step
+from .details import Detail, LocalizedMessage
+
+__all__ = ["Fault", "Origin", "Violation", "MAX_ALTERNATIVES", "REASON_RE", "METADATA_RESERVED"]
+
+MAX_ALTERNATIVES = 3
+# AIP-193: ErrorInfo.reason is UPPER_SNAKE_CASE, at most 63 characters.
+REASON_RE = re.compile(r"[A-Z][A-Z0-9_]+[A-Z0-9]")
+REASON_MAX = 63
+# Keys errconv writes into ErrorInfo.metadata for the scalar agent fields.
+METADATA_RESERVED = ("next_step", "param", "blocked_by", "unblock_with")
+
+
+class Violation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One field violation: which field, what is wrong, and an optional machine reason."""
+
+    field: str
+    description: str = ""
+    reason: str | None = None
+    localized_message: LocalizedMessage | None = None
+
+
+class Origin(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """How a decoded Fault came to be; not part of Fault equality.
+
+    `next_step` says whether the step was stated in the body or inferred, and from
+    what; `notes` records disagreements the decoder resolved (a body status that is
+    not the HTTP status, a grpc-status that is not the Status inside, ...).
+    """
+
+    dialect: str | None = None
+    next_step: str = "stated"
+    notes: tuple[str, ...] = ()
+
+    @property
+    def stated(self) -> bool:
+        return self.next_step == "stated"
+
+
+class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=False):
+    """One failure, independent of any wire format.
+
+    Fields (all optional but `status` and `grpc_code`):
+
+    - `status`: HTTP status; `grpc_code`: google.rpc.Code number (both are kept
+      because the mapping between them is not one-to-one);
+    - `code`: the stable identifier a client switches on (`rate_limited`);
+      `domain`: who owns it (ErrorInfo.domain);
+    - `title`, `detail`: summary and prose (never parsed for meaning);
+      `type`, `instance`: RFC 9457 URI references;
+    - `next_step`: `fix_request`, `wait` or `give_up`; `retry_after_seconds`:
+      whole seconds, only with `wait`;
+    - `param`, `violations`: the parameter at fault and every field violation;
+    - `alternatives` (at most three), `alternatives_truncated`;
+    - `blocked_by`, `unblock_with`: what blocks the call and the tool that changes it;
+    - `metadata`: ErrorInfo.metadata; `details`: every other typed detail;
+    - `extensions`: members errconv does not interpret, verbatim.
+
+    Equality ignores `origin`, so `decode(encode(decode(x))) == decode(x)`.
+    """
+
+    status: int
+    grpc_code: int
+    code: str | None = None
+    domain: str | None = None
+    title: str | None = None
+    detail: str | None = None
+    type: str | None = None
+    instance: str | None = None
+    next_step: NextStep | None = None
+    retry_after_seconds: int | None = None
+    param: str | None = None
+    violations: tuple[Violation, ...] = ()
+    alternatives: tuple[Any, ...] = ()
+    alternatives_truncated: bool = False
+    blocked_by: str | None = None
+    unblock_with: str | None = None
+    metadata: dict[str, str] = {}
+    details: tuple[Detail, ...] = ()
+    extensions: dict[str, Any] = {}
+    origin: Origin | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Fault):
+            return NotImplemented
+        return _compared(self) == _compared(other)
+
+    def __ne__(self, other: object) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def grpc_code_name(self) -> str:
+        """The google.rpc.Code name (`RESOURCE_EXHAUSTED`)."""
+        try:
+            return Code(self.grpc_code).name
+        except ValueError:
+            return str(self.grpc_code)
+
+    def replace(self, **changes: Any) -> Fault:
+        """A copy with some fields changed (no contract check)."""
+        return msgspec.structs.replace(self, **changes)
+
+    def to_json(self) -> bytes:
+        """Canonical JSON of the model (indented, fixed member order, no `origin`)."""
+        plain = msgspec.structs.replace(self, origin=None) if self.origin is not None else self
+        return msgspec.json.format(msgspec.json.encode(plain), indent=2) + b"\n"
+
+    @classmethod
+    def from_json(cls, data: bytes | str) -> Fault:
+        """Read the canonical JSON written by `to_json`."""
+        return msgspec.json.decode(data, type=cls)
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        status: int | None = None,
+        grpc_code: int | None = None,
+        code: str | None = None,
+        next_step: str | None = None,
+        retry_after_seconds: int | float | None = None,
+        alternatives: Any = (),
+        violations: Any = (),
+        details: Any = (),
+        metadata: dict[str, str] | None = None,
+        extensions: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> Fault:
+        """Build a Fault for a producer, enforcing the agent contract.
+
+        Give `status` or `grpc_code` (the other is derived), and the rest by name.
+        A missing `next_step` is inferred with the same rules decoders use. Raises
+        `ContractError` for a `wait` without `retry_after_seconds`, a delay that is
+        not a whole non-negative number of seconds, a `fix_request` without `param`,
+        a code whose ErrorInfo reason would break AIP-193, or more than three
+        alternatives.
+
+        >>> f = Fault.build(status=429, code="rate_limited", next_step="wait", retry_after_seconds=30)
+        >>> (f.grpc_code_name, f.next_step == "wait")
+        ('RESOURCE_EXHAUSTED', True)
+        """
+        if status is None and grpc_code is None:
+            raise ContractError("a fault needs status or grpc_code (give one; the other is derived)")
+        if grpc_code is None:
+            grpc_code = code_for_http(status)  # type: ignore[arg-type]
+        if status is None:
+            status = http_for_code(grpc_code)
+        if not (isinstance(status, int) and 100 <= status <= 599):
+            raise ContractError(f"status must be an HTTP status from 100 to 599, got {shorten(status)}")
+        try:
+            grpc_code = Code(grpc_code)
+        except ValueError:
+            raise ContractError(f"grpc_code must be a google.rpc.Code from 0 to 16, got {shorten(grpc_code)}") from None
+
+        if code is not None:
+            reason = code.upper()
+            if not REASON_RE.fullmatch(reason) or len(reason) > REASON_MAX or reason.lower() != code.lower():
+                raise ContractError(
+                    f"code {shorten(code)} does not make an AIP-193 ErrorInfo reason "
+                    "(letters, digits and underscores, starting with a letter, 3 to 63 characters)"
+                )
+
+        if retry_after_seconds is not None:
+            if isinstance(retry_after_seconds, bool) or not isinstance(retry_after_seconds, (int, float)):
+                raise ContractError(f"retry_after_seconds must be a whole number of seconds, got {shorten(retry_after_seconds)}")
+            if isinstance(retry_after_seconds, float):
+                if not math.isfinite(retry_after_seconds) or not retry_after_seconds.is_integer():
+                    raise ContractError(
+                        f"retry_after_seconds must be a whole number of seconds, as Retry-After is, got {shorten(retry_after_seconds)}"
+                    )
+                retry_after_seconds = int(retry_after_seconds)
+            if retry_after_seconds < 0:
+                raise ContractError(f"retry_after_seconds must not be negative, got {retry_after_seconds}")
+
+        fields = {k: (None if v == "" else v) for k, v in fields.items()}
+        viol = tuple(v if isinstance(v, Violation) else Violation(**v) for v in violations)
+        param = fields.get("param")
+
+        if next_step is None:
+            if retry_after_seconds is not None:
+                step: NextStep = NextStep.WAIT
+            else:
+                step, _ = infer_next_step(grpc_code, status, param=param)
+        else:
+            try:
+                step = NextStep(next_step)
+            except ValueError:
+                raise ContractError(
+                    f"next_step must be one of fix_request, wait, give_up, got {shorten(next_step)}"
+                ) from None
+        if step is NextStep.WAIT and retry_after_seconds is None:
+            raise ContractError("a wait must carry retry_after_seconds (whole seconds; the same number goes out as Retry-After)")
+        if step is not NextStep.WAIT and retry_after_seconds is not None:
+            raise ContractError(f"retry_after_seconds goes only with next_step wait, not {step.value}")
+        if step is NextStep.FIX_REQUEST and not param:
+            raise ContractError("a fix_request must name the parameter at fault (param)")
+
+        alts = tuple(alternatives)
+        if len(alts) > MAX_ALTERNATIVES:
+            raise ContractError(
+                f"at most {MAX_ALTERNATIVES} alternatives, got {len(alts)}; send the nearest three and alternatives_truncated=True"
+            )
+        meta = dict(metadata or {})
+        for key, value in meta.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise ContractError(f"metadata must map strings to strings, got {shorten(key)}: {shorten(value)}")
+            if key in METADATA_RESERVED:
+                raise ContractError(f"metadata key {key!r} is reserved for the field of that name; set the field instead")
+        return cls(
+            status=status,
+            grpc_code=int(grpc_code),
+            code=code,
+            next_step=step,
+            retry_after_seconds=retry_after_seconds,
+            alternatives=alts,
+            violations=viol,
+            details=tuple(details),
+            metadata=meta,
+            extensions=dict(extensions or {}),
+            **fields,
+        )
+
+
+_FIELDS = tuple(f for f in Fault.__struct_fields__ if f != "origin")
+
+
+def _compared(fault: Fault) -> tuple[Any, ...]:
+    return tuple(getattr(fault, name) for name in _FIELDS)

@@ -1,0 +1,101 @@
+"""Retry-After: read both forms (RFC 9110 section 10.2.3), write delay-seconds.
+
+A recipient must accept all three HTTP-date formats; a sender should prefer
+delay-seconds, which needs no agreement between two clocks.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import re
+import time
+from collections.abc import Callable
+
+from .limits import MAX_RETRY_AFTER_SECONDS
+
+__all__ = ["format_retry_after", "parse_http_date", "parse_retry_after"]
+
+_MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+_TIME = r"(\d\d):(\d\d):(\d\d)"
+_IMF = re.compile(r"[A-Za-z]{3}, (\d\d) ([A-Za-z]{3}) (\d{4}) " + _TIME + r" GMT")
+_RFC850 = re.compile(r"[A-Za-z]{6,9}, (\d\d)-([A-Za-z]{3})-(\d\d) " + _TIME + r" GMT")
+_ASCTIME = re.compile(r"[A-Za-z]{3} ([A-Za-z]{3}) ([ \d]\d) " + _TIME + r" (\d{4})")
+_DELAY = re.compile(r"\d+")
+
+
+def parse_http_date(value: str, now: float | None = None) -> float | None:
+    """Seconds since the epoch for an HTTP-date in any of its three forms, else None.
+
+    A two-digit rfc850 year more than 50 years ahead of `now` is read as the most
+    recent past year with those digits, as RFC 9110 requires.
+
+    >>> parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT")
+    784111777.0
+    >>> parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT") == parse_http_date("Sun Nov  6 08:49:37 1994")
+    True
+    """
+    value = value.strip()
+    if m := _IMF.fullmatch(value):
+        day, mon, year, hh, mm, ss = m.groups()
+    elif m := _ASCTIME.fullmatch(value):
+        mon, day, hh, mm, ss, year = m.groups()
+    elif m := _RFC850.fullmatch(value):
+        day, mon, yy, hh, mm, ss = m.groups()
+        current = time.gmtime(time.time() if now is None else now).tm_year
+        year_n = current - current % 100 + int(yy)
+        if year_n > current + 50:
+            year_n -= 100
+        year = str(year_n)
+    else:
+        return None
+    month = _MONTHS.get(mon.capitalize())
+    if month is None:
+        return None
+    try:
+        fields = [int(year), month, int(day), int(hh), int(mm), int(ss)]
+    except ValueError:
+        return None
+    leap = fields[5] == 60  # the grammar allows a leap second
+    if leap:
+        fields[5] = 59
+    if not (1 <= fields[2] <= 31 and fields[3] <= 23 and fields[4] <= 59 and fields[5] <= 59):
+        return None
+    if fields[2] > calendar.monthrange(fields[0], month)[1]:
+        return None
+    return float(calendar.timegm((*fields, 0, 0, 0))) + (1.0 if leap else 0.0)
+
+
+def parse_retry_after(
+    value: str,
+    *,
+    now: float | Callable[[], float] | None = None,
+    cap: int = MAX_RETRY_AFTER_SECONDS,
+) -> int | None:
+    """Whole seconds to wait for a Retry-After value, or None if it is not one.
+
+    Delay-seconds are taken as they are; an HTTP-date is measured against `now`
+    (epoch seconds, or a callable giving them; default the real clock), rounded up,
+    and a date in the past means 0. Both are capped at `cap` seconds.
+
+    >>> parse_retry_after("120")
+    120
+    >>> parse_retry_after("Fri, 31 Dec 1999 23:59:59 GMT", now=946684790.0)
+    9
+    >>> parse_retry_after("soon") is None
+    True
+    """
+    text = value.strip()
+    if _DELAY.fullmatch(text):
+        # int() of a huge digit string is quadratic; anything over 12 digits is past the cap.
+        return cap if len(text) > 12 else min(int(text), cap)
+    current = now() if callable(now) else (time.time() if now is None else now)
+    when = parse_http_date(text, current)
+    if when is None:
+        return None
+    return max(0, min(math.ceil(when - current), cap))
+
+
+def format_retry_after(seconds: int) -> str:
+    """The delay-seconds form of a whole number of seconds."""
+    return str(max(0, int(seconds)))

@@ -1,0 +1,103 @@
+"""The golden corpus: `golden/<case>/`, one file per dialect around a hand-written fault.json.
+
+Each case directory holds:
+
+- `fault.json`: the model, written by hand (the hub every other file derives from);
+- `case.json`: a description, optional `sources` (real-world inputs, by file name, with
+  the dialect each is in, that must decode to fault.json), and `losses`: for each
+  dialect, the fields it cannot carry (derived, reviewed in the diff);
+- one file per dialect (derived): the bytes errconv writes.
+
+`pytest --update-goldens` rewrites the derived files; a normal run only compares.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+from google.protobuf import text_format
+
+import errconv
+from errconv.dialects import rpc_status
+from errconv.dialects.trailers import from_text, to_text
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent / "golden"
+
+# dialect -> file name; the order is the order files are listed and tested in.
+FILES: dict[str, str] = {
+    "problem": "problem.json",
+    "google": "google.json",
+    "status-json": "status-json.json",
+    "status": "status.binpb",
+    "grpc": "grpc.txt",
+    "stripe": "stripe.json",
+    "http+problem": "http-problem.http",
+    "http+google": "http-google.http",
+    "http+stripe": "http-stripe.http",
+}
+READABLE = "status.txtpb"
+HAND_WRITTEN = ("fault.json", "case.json")
+
+
+def cases() -> list[pathlib.Path]:
+    return sorted(p for p in ROOT.iterdir() if p.is_dir())
+
+
+def load_fault(case: pathlib.Path) -> errconv.Fault:
+    return errconv.Fault.from_json((case / "fault.json").read_bytes())
+
+
+def load_meta(case: pathlib.Path) -> dict[str, Any]:
+    path = case / "case.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def render(fault: errconv.Fault, dialect: str) -> bytes:
+    """The bytes a golden file holds for `dialect` (the text form for grpc)."""
+    out = errconv.encode(fault, dialect)
+    return to_text(out) if dialect == "grpc" else out
+
+
+def parse(data: bytes, dialect: str) -> Any:
+    """What `errconv.decode` takes for a golden file of `dialect`."""
+    return from_text(data) if dialect == "grpc" else data
+
+
+def readable_status(fault: errconv.Fault) -> bytes:
+    return text_format.MessageToString(rpc_status.to_message(fault)).encode()
+
+
+def expected_files(case: pathlib.Path) -> dict[str, bytes]:
+    """Every derived file of a case, by name."""
+    fault = load_fault(case)
+    files = {name: render(fault, dialect) for dialect, name in FILES.items()}
+    files[READABLE] = readable_status(fault)
+    return files
+
+
+def computed_losses(fault: errconv.Fault) -> dict[str, list[str]]:
+    return {dialect: list(errconv.losses(fault, dialect)) for dialect in FILES}
+
+
+def allowed_files(case: pathlib.Path) -> set[str]:
+    return {*FILES.values(), READABLE, *HAND_WRITTEN, *load_meta(case).get("sources", {})}
+
+
+def update(case: pathlib.Path) -> list[str]:
+    """Rewrite the derived files of one case; returns the names that changed."""
+    changed = []
+    for name, data in expected_files(case).items():
+        path = case / name
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+            changed.append(name)
+    meta = load_meta(case)
+    meta["losses"] = computed_losses(load_fault(case))
+    text = json.dumps(meta, indent=2, ensure_ascii=False) + "\n"
+    path = case / "case.json"
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+        changed.append("case.json")
+    return changed

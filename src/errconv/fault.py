@@ -206,6 +206,11 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
                 step: NextStep = NextStep.WAIT
             else:
                 step, _ = infer_next_step(grpc_code, status, param=param)
+                if step is NextStep.FIX_REQUEST and not param:
+                    raise ContractError(
+                        f"status {status} ({grpc_code.name}) means fix_request, which must name the parameter at fault: "
+                        "give param, or an explicit next_step"
+                    )
         else:
             try:
                 step = NextStep(next_step)

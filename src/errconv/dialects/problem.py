@@ -51,8 +51,13 @@ OWN_MEMBERS = frozenset(
 # --------------------------------------------------------------------------- violations
 
 
+_LOCATIONS = frozenset({"field", "pointer", "source", "loc", "name", "parameter"})
+
+
 def _violation(entry: Any) -> Violation | None:
-    if not isinstance(entry, dict):
+    # An entry with no location and no RFC 9457 `detail` is some other kind of
+    # object (Google's legacy errors[] has message/domain/reason): not a violation.
+    if not isinstance(entry, dict) or not (entry.keys() & _LOCATIONS or "detail" in entry):
         return None
     field = entry.get("field")
     if not isinstance(field, str):

@@ -344,3 +344,11 @@ def test_strict_convert_raises_loss_error_naming_the_fields() -> None:
         errconv.convert(body, to="stripe", strict=True)
     assert "domain" in info.value.losses
     assert errconv.convert(body, to="google", strict=True).startswith(b'{"error"')
+
+
+def test_a_detail_without_type_is_kept_untyped() -> None:
+    body = {"code": 3, "message": "m", "details": [{"field": "x", "description": "bad"}]}
+    fault = errconv.decode(json.dumps(body).encode(), "status-json")
+    assert fault.details[0].type_url == "" and fault.details[0].fields == {"field": "x", "description": "bad"}
+    for dialect in ("status-json", "google", "status", "grpc"):
+        assert errconv.decode(errconv.encode(fault, dialect), dialect) == fault

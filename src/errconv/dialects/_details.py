@@ -303,7 +303,7 @@ def item_from_json(value: Any, limits: Limits) -> Item:
     """One entry of a JSON `details` array."""
     if not isinstance(value, dict):
         raise DecodeError(f"a details entry must be a JSON object with \"@type\", got {shorten(value)}")
-    type_url = value.get("@type")
+    type_url = value.get("@type", "")  # a detail without "@type" is kept, untyped, as it came
     if not isinstance(type_url, str):
         raise DecodeError(f"a details entry needs a string \"@type\", got {shorten(value)}")
     name = type_name(type_url)
@@ -332,7 +332,7 @@ def item_to_json(item: Item) -> dict[str, Any]:
     """One entry of a JSON `details` array, "@type" first."""
     if isinstance(item, RawDetail):
         if item.fields is not None:
-            return {"@type": item.type_url, **item.fields}
+            return {"@type": item.type_url, **item.fields} if item.type_url else dict(item.fields)
         # Bytes of an unknown type have no proto3 JSON form; "@bytes" cannot clash
         # with a field name, so the detail comes back exactly.
         return {"@type": item.type_url, "@bytes": base64.b64encode(item.value or b"").decode()}

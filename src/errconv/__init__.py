@@ -20,25 +20,34 @@ from .codes import Code, NextStep
 from .dialects import DIALECTS
 from .fault import Fault, Origin, Violation
 from .limits import Limits
+from .lint import Finding, lint_body, lint_paths
+from .retry import Decision, GuardRefused, RetryPolicy, TerminalGuard
 
 __all__ = [
     "Code",
     "ContractError",
     "DIALECTS",
+    "Decision",
     "DecodeError",
     "ErrconvError",
     "Fault",
     "FaultError",
+    "Finding",
+    "GuardRefused",
     "Limits",
     "LossError",
     "NextStep",
     "Origin",
+    "RetryPolicy",
+    "TerminalGuard",
     "UnknownDialectError",
     "Violation",
     "convert",
     "decode",
     "detect",
     "encode",
+    "lint_body",
+    "lint_paths",
     "losses",
 ]
 

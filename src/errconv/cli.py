@@ -1,102 +1,554 @@
 """The `errconv` command (also `python -m errconv`).
 
-    errconv convert [FILE|-] --to DIALECT [--from DIALECT] [--strict]
-    errconv detect  [FILE|-]
+    errconv convert  [FILE|-] --to DIALECT [--from DIALECT] [--strict] [--lines]
+    errconv detect   [FILE|-]
+    errconv explain  [FILE|-] [--from DIALECT] [--json]
+    errconv lint     PATH... [--format text|json] [--ignore RULE]... | --list-rules
+    errconv simulate [--renderings errconv|seed] [--budget N] [--clears-at SECONDS] [--json]
 
-Errors are one line on stderr with exit status 2; never a traceback unless --debug.
+Exit status: 0 done; 1 the data did not pass (lint errors, a strict conversion that
+would lose fields, a bad line under --lines); 2 a usage or input error; 70 a bug in
+errconv. Every error is one line on stderr; a traceback only with --debug.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
+import functools
+import json
+import os
+import re
 import sys
-from collections.abc import Sequence
-from typing import BinaryIO
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO, NoReturn, TextIO
 
+import msgspec
+
+from . import __version__
 from ._api import decode, detect, encode, losses
-from ._errors import ErrconvError, LossError
-from .dialects import DIALECTS
+from ._errors import DecodeError, ErrconvError, UnknownDialectError
+from .codes import NextStep, reason_phrase
+from .dialects import DIALECTS, get
 from .dialects.trailers import to_text
+from .fault import Fault
+from .limits import DEFAULT_LIMITS
+from .lint import RULES, Finding, lint_paths
+from .retry import DEFAULT_BACKOFF
+from .simulate import RENDERINGS, simulate
 
 __all__ = ["main"]
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(message)
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 70
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+COMMANDS = ("convert", "detect", "explain", "lint", "simulate")
+# --lines writes one body per line; these dialects span several lines.
+MULTILINE = tuple(name for name in DIALECTS if name == "grpc" or name.startswith("http"))
 
 
 class _UsageError(Exception):
-    pass
+    """Bad arguments: exit 2."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="errconv", description="Translate API errors between dialects without losing meaning.")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    conv = sub.add_parser("convert", help="convert an error body to another dialect")
-    conv.add_argument("file", nargs="?", default="-", help="input file, or - for standard input")
-    conv.add_argument("--to", required=True, metavar="DIALECT", help=f"one of: {', '.join(DIALECTS)}")
-    conv.add_argument("--from", dest="source", metavar="DIALECT", help="the input dialect (default: detected)")
-    conv.add_argument("--strict", action="store_true", help="fail instead of dropping what the target cannot carry")
-    det = sub.add_parser("detect", help="print the dialect of an error body")
-    det.add_argument("file", nargs="?", default="-")
+class _InputError(Exception):
+    """Input that cannot be read: exit 2."""
+
+
+class _Exit(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that writes help to the caller's stdout and raises instead of exiting."""
+
+    def __init__(self, *args: Any, out: BinaryIO, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._out = out
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:
+            self._out.write(message.encode())
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        raise _Exit(status)
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{self.prog}: {message}")
+
+
+def _dialect(value: str) -> str:
+    try:
+        return get(value).name
+    except UnknownDialectError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _whole(minimum: int) -> Callable[[str], int]:
+    def parse(value: str) -> int:
+        if not re.fullmatch(r"\d{1,9}", value) or int(value) < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number of at least {minimum}, got {value!r}")
+        return int(value)
+
+    return parse
+
+
+def _rule(value: str) -> str:
+    if value not in RULES:
+        raise argparse.ArgumentTypeError(f"unknown rule {value!r}; one of: {', '.join(RULES)}")
+    return value
+
+
+def _parser(out: BinaryIO) -> argparse.ArgumentParser:
+    make = functools.partial(_Parser, out=out)
+    # --debug goes before or after the command; SUPPRESS keeps a subcommand's default
+    # from overwriting a --debug given before it.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show a traceback on error")
+    parser = make(prog="errconv", description="Translate API errors between dialects without losing meaning.")
+    parser.add_argument("--debug", action="store_true", help="show a traceback on error")
+    parser.add_argument("--version", action="version", version=f"errconv {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=make)  # type: ignore[call-overload]
+    dialects = ", ".join(DIALECTS)
+
+    conv = sub.add_parser("convert", parents=[common], help="convert an error to another dialect")
+    conv.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for standard input (default)")
+    conv.add_argument("--to", required=True, type=_dialect, metavar="DIALECT", help=f"the output dialect: {dialects}")
+    conv.add_argument("--from", dest="source", type=_dialect, metavar="DIALECT", help="the input dialect (default: detected)")
+    conv.add_argument("--strict", action="store_true", help="fail instead of dropping what the output dialect cannot carry")
+    conv.add_argument(
+        "--lines",
+        action="store_true",
+        help="JSON Lines: one error body per input line, one converted body per output line, streamed",
+    )
+
+    det = sub.add_parser("detect", parents=[common], help="print the dialect an error is written in")
+    det.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for standard input (default)")
+
+    exp = sub.add_parser("explain", parents=[common], help="say what a caller should do, and what each dialect would lose")
+    exp.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for standard input (default)")
+    exp.add_argument("--from", dest="source", type=_dialect, metavar="DIALECT", help="the input dialect (default: detected)")
+    exp.add_argument("--json", action="store_true", help="write JSON for machines")
+
+    lint = sub.add_parser("lint", parents=[common], help="review error bodies against the agent contract")
+    lint.add_argument("paths", nargs="*", metavar="PATH", help="files, directories or globs")
+    lint.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    lint.add_argument("--ignore", action="append", default=[], type=_rule, metavar="RULE", help="leave out a rule (repeatable)")
+    lint.add_argument("--list-rules", action="store_true", help="print every rule with its severity, and exit")
+
+    sim = sub.add_parser("simulate", parents=[common], help="run seed 004's agent loop on a virtual clock")
+    sim.add_argument("--renderings", choices=tuple(RENDERINGS), default="errconv", help="whose error bodies (default: errconv)")
+    sim.add_argument("--budget", type=_whole(1), default=8, metavar="N", help="calls per loop (default: 8)")
+    sim.add_argument("--clears-at", type=_whole(0), default=30, metavar="SECONDS", help="when temporary failures clear (default: 30)")
+    sim.add_argument("--json", action="store_true", help="write JSON for machines")
     return parser
 
 
-def _read(path: str, stdin: BinaryIO) -> bytes:
+# --------------------------------------------------------------------------- input and output
+
+
+@dataclass
+class _IO:
+    stdin: BinaryIO
+    stdout: BinaryIO
+    stderr: TextIO
+
+    def say(self, message: str) -> None:
+        """One line on stderr (controls shown as escapes: a message may quote hostile input)."""
+        self.stderr.write(f"errconv: {_CONTROLS.sub(lambda m: repr(m.group())[1:-1], message)}\n")
+
+    def is_terminal(self) -> bool:
+        isatty = getattr(self.stdout, "isatty", None)
+        try:
+            return bool(isatty and isatty())
+        except ValueError:  # a closed stream
+            return False
+
+
+def _name(path: str) -> str:
+    return "standard input" if path == "-" else path
+
+
+def _open(path: str, io: _IO) -> BinaryIO:
     if path == "-":
-        return stdin.read()
+        return io.stdin
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return open(path, "rb")  # closed by the caller
+    except IsADirectoryError:
+        raise _InputError(f"{path} is a directory; give a file") from None
     except OSError as exc:
         raise _InputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-class _InputError(Exception):
-    pass
-
-
-def _write(out: BinaryIO, data: object, dialect: str) -> None:
-    if dialect == "grpc":
-        out.write(to_text(data))  # type: ignore[arg-type]
-        return
-    assert isinstance(data, bytes)
-    out.write(data)
-    if DIALECTS[dialect].binary:
-        return
-    if not data.endswith(b"\n"):
-        out.write(b"\n")
-
-
-def main(argv: Sequence[str] | None = None, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
-    """Run the command; returns the exit status."""
-    stdin = stdin or sys.stdin.buffer
-    stdout = stdout or sys.stdout.buffer
-    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+def _read(path: str, io: _IO) -> bytes:
+    stream = _open(path, io)
     try:
-        args = _parser().parse_args(argv)
-        data = _read(args.file, stdin)
-        if args.command == "detect":
-            stdout.write(detect(data).encode() + b"\n")
-            return 0
-        if args.to not in DIALECTS:
-            from .dialects import get
+        # One byte past the limit is enough to know the input is too large, without reading it all.
+        data = stream.read(DEFAULT_LIMITS.max_bytes + 1)
+    except OSError as exc:
+        raise _InputError(f"cannot read {_name(path)}: {exc.strerror or exc}") from None
+    finally:
+        if stream is not io.stdin:
+            stream.close()
+    if len(data) > DEFAULT_LIMITS.max_bytes:
+        raise _InputError(f"{_name(path)} is over {DEFAULT_LIMITS.max_bytes} bytes, the most errconv reads as one error")
+    return data
 
-            get(args.to)  # raises with the accepted names
-        fault = decode(data, args.source)
-        lost = losses(fault, args.to)
-        if lost and args.strict:
-            raise LossError(args.to, lost)
-        for name in lost:
-            print(f"errconv: {args.to} cannot carry {name}; dropped", file=sys.stderr)
-        _write(stdout, encode(fault, args.to), args.to)
-        return 0
-    except (_UsageError, _InputError, ErrconvError) as exc:
+
+_BASE64_TEXT = re.compile(rb"[A-Za-z0-9+/=_\-\s]+")
+
+
+def _unbase64(data: bytes) -> bytes:
+    """`status` bytes as errconv prints them on a terminal (base64) are read back as bytes.
+
+    Serialized Status bytes never consist only of base64 characters (the first byte is
+    a field tag below 0x20), so text that does is base64.
+    """
+    if not _BASE64_TEXT.fullmatch(data):
+        return data
+    text = b"".join(data.split())
+    try:
+        return base64.b64decode(text + b"=" * (-len(text) % 4), altchars=b"-_" if b"-" in text or b"_" in text else None)
+    except (binascii.Error, ValueError):
+        return data
+
+
+def _decode(data: bytes, source: str | None, where: str) -> tuple[Fault, str]:
+    """The fault and the dialect it was read as; errors name the input and the detected dialect."""
+    if source == "status":
+        data = _unbase64(data)
+    try:
+        dialect = source or detect(data)
+    except DecodeError as exc:
+        raise DecodeError(f"{where}: {exc}") from None
+    try:
+        return decode(data, dialect), dialect
+    except DecodeError as exc:
+        hint = "" if source else f" (detected as {dialect}; --from names the dialect: {', '.join(DIALECTS)})"
+        raise DecodeError(f"{where}: {exc}{hint}") from None
+
+
+def _render(fault: Fault, dialect: str, *, terminal: bool) -> bytes:
+    """The bytes to write for one converted error."""
+    out = encode(fault, dialect)
+    if dialect == "grpc":
+        return to_text(out)
+    assert isinstance(out, bytes)  # every dialect but grpc writes bytes
+    if DIALECTS[dialect].binary:
+        # Raw bytes into a pipe or a file; base64 on a terminal, which raw protobuf would garble.
+        return base64.b64encode(out) + b"\n" if terminal else out
+    return out if out.endswith(b"\n") else out + b"\n"
+
+
+# --------------------------------------------------------------------------- convert
+
+
+def _convert(args: argparse.Namespace, io: _IO) -> int:
+    if args.lines:
+        return _convert_lines(args, io)
+    fault, _ = _decode(_read(args.file, io), args.source, _name(args.file))
+    lost = losses(fault, args.to)
+    if lost and args.strict:
+        io.say(f"{args.to} cannot carry: {', '.join(lost)} (drop --strict to convert anyway)")
+        return EXIT_FAILED
+    for name in lost:
+        io.say(f"{args.to} cannot carry {name}; dropped")
+    io.stdout.write(_render(fault, args.to, terminal=io.is_terminal()))
+    return EXIT_OK
+
+
+def _lines(stream: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
+    """(number, line) for each line, None for a line over the size limit.
+
+    Reads at most one limit's worth at a time, so memory stays flat whatever the input.
+    """
+    limit = DEFAULT_LIMITS.max_bytes
+    number = 0
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            while (rest := stream.readline(limit)) and not rest.endswith(b"\n"):
+                pass  # skip the rest of the long line
+            yield number, None
+            continue
+        yield number, line
+
+
+def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
+    if args.to in MULTILINE:
+        single = [d for d in DIALECTS if d not in MULTILINE]
+        raise _UsageError(
+            f"errconv convert: --lines writes one body per line and --to {args.to} spans several; one of: {', '.join(single)}"
+        )
+    binary = DIALECTS[args.to].binary
+    failed = 0
+    dropped: dict[str, list[int]] = {}  # field -> [lines, first line]: bounded by the number of fields
+    stream = _open(args.file, io)
+    try:
+        for number, line in _lines(stream):
+            if line is None:
+                io.say(f"line {number}: over {DEFAULT_LIMITS.max_bytes} bytes, the most errconv reads as one error")
+                failed += 1
+                continue
+            line = line.rstrip(b"\r\n")
+            if not line.strip():
+                continue  # blank lines separate nothing in JSON Lines; pass over them
+            try:
+                fault, _ = _decode(line, args.source, f"line {number}")
+                lost = losses(fault, args.to)
+                if lost and args.strict:
+                    io.say(f"line {number}: {args.to} cannot carry: {', '.join(lost)}")
+                    failed += 1
+                    continue
+                out = encode(fault, args.to)
+            except ErrconvError as exc:
+                io.say(str(exc))
+                failed += 1
+                continue
+            for name in lost:
+                seen = dropped.setdefault(name, [0, number])
+                seen[0] += 1
+            io.stdout.write(base64.b64encode(out) + b"\n" if binary else out + b"\n")
+    finally:
+        if stream is not io.stdin:
+            stream.close()
+    for name, (count, first) in dropped.items():
+        io.say(f"{args.to} cannot carry {name}; dropped on {count} line{'s' if count > 1 else ''} (first: line {first})")
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+# --------------------------------------------------------------------------- detect and explain
+
+
+def _detect(args: argparse.Namespace, io: _IO) -> int:
+    # Detection looks at the shape; decoding confirms it, so `detect` names a dialect
+    # only for input that really reads as an error in it (binary junk is not `status`).
+    _, dialect = _decode(_read(args.file, io), None, _name(args.file))
+    io.stdout.write(dialect.encode() + b"\n")
+    return EXIT_OK
+
+
+_DEFAULTS = {
+    f.name: f.default_factory() if f.default_factory is not msgspec.NODEFAULT else f.default
+    for f in msgspec.structs.fields(Fault)
+}
+_FIELDS = tuple(name for name in _DEFAULTS if name != "origin")
+_TABLE_DIALECTS = tuple(d for d in DIALECTS if d != "http")  # `http` writes what `http+problem` writes
+
+
+def _present(fault: Fault) -> list[str]:
+    """The fields that hold something (status and grpc_code, which have no default, always do)."""
+    return [name for name in _FIELDS if getattr(fault, name) != _DEFAULTS[name]]
+
+
+def _explanation(fault: Fault, dialect: str | None = None) -> dict[str, Any]:
+    """What `errconv explain --json` prints for a fault read from `dialect`."""
+    origin = fault.origin
+    present = _present(fault)
+    table = []
+    for name in _TABLE_DIALECTS:
+        lost = list(losses(fault, name))
+        table.append({"dialect": name, "keeps": [f for f in present if f not in lost], "loses": lost})
+    step = str(fault.next_step) if fault.next_step is not None else None
+    return {
+        "dialect": dialect,
+        "status": fault.status,
+        "status_name": reason_phrase(fault.status),
+        "grpc_code": fault.grpc_code,
+        "grpc_code_name": fault.grpc_code_name,
+        "code": fault.code,
+        "domain": fault.domain,
+        "next_step": step,
+        "next_step_source": origin.next_step if origin else "stated",
+        "stated": origin.stated if origin else True,
+        "retry_after_seconds": fault.retry_after_seconds,
+        "param": fault.param,
+        "violations": [msgspec.to_builtins(v) for v in fault.violations],
+        "alternatives": list(fault.alternatives),
+        "alternatives_truncated": fault.alternatives_truncated,
+        "blocked_by": fault.blocked_by,
+        "unblock_with": fault.unblock_with,
+        "title": fault.title,
+        "detail": fault.detail,
+        "notes": list(origin.notes) if origin else [],
+        "dialects": table,
+    }
+
+
+def _advice(fault: Fault) -> str:
+    """One sentence: the move the caller should make."""
+    if fault.next_step == NextStep.WAIT:
+        if fault.retry_after_seconds is not None:
+            return f"wait {fault.retry_after_seconds} s, then repeat the identical call"
+        steps = ", ".join(f"{s:g}" for s in DEFAULT_BACKOFF)
+        return f"wait, then repeat the identical call; no delay was given, so back off ({steps} s)"
+    if fault.next_step == NextStep.FIX_REQUEST:
+        if fault.param:
+            return f"change {fault.param}, then call again"
+        return "change the request, then call again; no parameter is named, so the caller must guess which"
+    if fault.unblock_with:
+        changes = f" (it changes {fault.blocked_by})" if fault.blocked_by else ""
+        return f"stop: repeating this call will not succeed; calling {fault.unblock_with}{changes} may unblock it"
+    if fault.alternatives:
+        return "stop: repeating this call will not succeed; offer one of the alternatives"
+    return "stop: repeating this call will not succeed; report it"
+
+
+def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
+    rows: list[tuple[str, str]] = []
+    dialect = info["dialect"]
+    if dialect:
+        rows.append(("read as", dialect))
+    rows.append(("status", f"{fault.status} {info['status_name']}, gRPC {fault.grpc_code_name} ({fault.grpc_code})"))
+    if fault.code:
+        rows.append(("code", fault.code + (f" (domain {fault.domain})" if fault.domain else "")))
+    else:
+        rows.append(("code", "none: nothing stable to switch on"))
+    source = "stated in the body" if info["stated"] else f"{info['next_step_source']}; the body does not say"
+    rows.append(("next step", f"{info['next_step'] or 'none'}, {source}"))
+    rows.append(("so", _advice(fault)))
+    if fault.param:
+        rows.append(("param", fault.param))
+    for v in fault.violations:
+        rows.append(("violation", f"{v.field}: {v.description}" + (f" ({v.reason})" if v.reason else "")))
+    if fault.alternatives:
+        more = ", and more exist" if fault.alternatives_truncated else ""
+        rows.append(("alternatives", f"{len(fault.alternatives)}{more}"))
+        rows.extend(("", json.dumps(a, ensure_ascii=False, separators=(", ", ": "))) for a in fault.alternatives)
+    if fault.blocked_by:
+        rows.append(("blocked by", fault.blocked_by))
+    if fault.unblock_with:
+        rows.append(("unblock with", fault.unblock_with))
+    for label in ("title", "detail"):
+        if info[label]:
+            rows.append((label, info[label]))
+    rows.extend(("note", note) for note in info["notes"])
+    lines = [f"{label:<13}{value}".rstrip() for label, value in rows]
+    lines.append("")
+    lines.append(f"what each dialect keeps of the {len(_present(fault))} fields set")
+    width = max(len(d) for d in _TABLE_DIALECTS) + 2
+    lines.append(f"  {'dialect':<{width}}keeps  loses")
+    for row in info["dialects"]:
+        loses = ", ".join(row["loses"]) or "-"
+        lines.append(f"  {row['dialect']:<{width}}{len(row['keeps']):<7}{loses}")
+    return "\n".join(lines) + "\n"
+
+
+def _explain(args: argparse.Namespace, io: _IO) -> int:
+    fault, dialect = _decode(_read(args.file, io), args.source, _name(args.file))
+    info = _explanation(fault, dialect)
+    if args.json:
+        io.stdout.write(json.dumps(info, indent=2, ensure_ascii=False).encode() + b"\n")
+    else:
+        io.stdout.write(_explain_text(fault, info).encode())
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- lint and simulate
+
+
+def _lint(args: argparse.Namespace, io: _IO) -> int:
+    if args.list_rules:
+        width = max(len(r) for r in RULES) + 2
+        text = "".join(f"{r.id:<{width}}{r.severity:<9}{r.summary}\n" for r in RULES.values())
+        io.stdout.write(text.encode())
+        return EXIT_OK
+    if not args.paths:
+        raise _UsageError("errconv lint: give one or more files, directories or globs (or --list-rules)")
+    try:
+        report = lint_paths(args.paths, ignore=args.ignore)
+    except FileNotFoundError as exc:
+        raise _InputError(str(exc)) from None
+    if args.format == "json":
+        doc = {
+            "files": len(report.files),
+            "errors": report.errors,
+            "warnings": report.warnings,
+            "findings": [f.to_dict() for f in report.findings],
+        }
+        io.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n")
+    else:
+        io.stdout.write("".join(f"{f}\n" for f in report.findings).encode())
+        io.stdout.write(_summary(report.findings, len(report.files)).encode())
+    return EXIT_FAILED if report.errors else EXIT_OK
+
+
+def _summary(findings: list[Finding], files: int) -> str:
+    noun = f"{files} file{'s' if files != 1 else ''}"
+    if not findings:
+        return f"no findings in {noun}\n"
+    errors = sum(1 for f in findings if f.severity == "error")
+    warnings = len(findings) - errors
+    parts = [f"{errors} error{'s' if errors != 1 else ''}", f"{warnings} warning{'s' if warnings != 1 else ''}"]
+    return f"{', '.join(parts)} in {noun}\n"
+
+
+def _simulate(args: argparse.Namespace, io: _IO) -> int:
+    result = simulate(args.renderings, budget=args.budget, clears_at=args.clears_at)
+    if args.json:
+        io.stdout.write(json.dumps(result.to_dict(), indent=2).encode() + b"\n")
+    else:
+        io.stdout.write(result.render().encode())
+    return EXIT_OK
+
+
+_HANDLERS = {"convert": _convert, "detect": _detect, "explain": _explain, "lint": _lint, "simulate": _simulate}
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run the command with `argv` (default: sys.argv[1:]); returns the exit status.
+
+    The streams default to the process's own; tests pass their own to run the
+    command in-process. `stdout` is binary (converted bodies may be bytes);
+    `stderr` is text.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    io = _IO(stdin or sys.stdin.buffer, stdout or sys.stdout.buffer, stderr or sys.stderr)
+    debug = "--debug" in argv
+    try:
+        try:
+            args = _parser(io.stdout).parse_args(argv)
+        except _Exit as exc:
+            return exc.status  # --help, --version
+        if args.command is None:
+            raise _UsageError(f"errconv: give a command, one of: {', '.join(COMMANDS)} (errconv --help for more)")
+        status = _HANDLERS[args.command](args, io)
+        io.stdout.flush()
+        return status
+    except _UsageError as exc:
+        io.stderr.write(f"{exc}\n")
+        return EXIT_USAGE
+    except (_InputError, ErrconvError) as exc:
         if debug:
             raise
-        print(f"errconv: {exc}", file=sys.stderr)
-        return 2
+        io.say(str(exc))
+        return EXIT_USAGE
     except BrokenPipeError:
-        return 0
+        # The reader went away (`errconv convert --lines ... | head`): not an error.
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again.
+        if io.stdout is getattr(sys.stdout, "buffer", None):
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        io.say(f"internal error: {type(exc).__name__}: {str(exc)[:200]}; run with --debug for the traceback, and please report it")
+        return EXIT_BUG

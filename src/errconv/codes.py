@@ -172,11 +172,16 @@ def reason_phrase(status: int) -> str:
     return {4: "Client Error", 5: "Server Error"}.get(status // 100, "Unknown")
 
 
+# Names by number and numbers by name, for the hot paths: calling the Enum costs ten dict lookups.
+_NAME_OF_CODE: dict[int, str] = {c.value: c.name for c in Code}
+CODE_BY_NAME: dict[str, int] = {c.name: c.value for c in Code}
+
+
 def code_name(code: int) -> str:
     """`Code.NOT_FOUND.name` for a known number, else UNKNOWN."""
     try:
-        return Code(code).name
-    except ValueError:
+        return _NAME_OF_CODE.get(code, "UNKNOWN")
+    except TypeError:  # unhashable, so no code
         return "UNKNOWN"
 
 

@@ -21,9 +21,9 @@ import msgspec
 
 from ._errors import ContractError, shorten
 from .codes import Code, NextStep, code_for_http, http_for_code, infer_next_step
-from .details import Detail, LocalizedMessage
+from .details import TYPE_NAMES, Detail, LocalizedMessage, RawDetail, RetryInfo
 
-__all__ = ["Fault", "Origin", "Violation", "MAX_ALTERNATIVES", "REASON_RE", "METADATA_RESERVED"]
+__all__ = ["Fault", "Origin", "Violation", "MAX_ALTERNATIVES", "REASON_RE", "METADATA_RESERVED", "EXTENSION_RESERVED"]
 
 MAX_ALTERNATIVES = 3
 # AIP-193: ErrorInfo.reason is UPPER_SNAKE_CASE, at most 63 characters.
@@ -31,6 +31,20 @@ REASON_RE = re.compile(r"[A-Z][A-Z0-9_]+[A-Z0-9]")
 REASON_MAX = 63
 # Keys errconv writes into ErrorInfo.metadata for the scalar agent fields.
 METADATA_RESERVED = ("next_step", "param", "blocked_by", "unblock_with")
+# Member names that mean something in a flat body (problem, stripe): the members errconv
+# writes there, and the vocabulary its problem decoder reads (seed 000, RFC 7807's
+# invalid-params, the common validation shapes). An extension of one of these names
+# would not come back as an extension, so the builder refuses it.
+EXTENSION_RESERVED = frozenset(
+    ("type", "title", "status", "detail", "instance", "code", "domain", "grpc_code", "next_step",
+     "retry_after_seconds", "param", "errors", "alternatives", "alternatives_truncated", "blocked_by",
+     "unblock_with", "metadata", "details",  # problem
+     "message", "doc_url",  # stripe
+     "error", "class", "retryable", "retry_after", "invalid-params", "violations")  # read as aliases
+)  # fmt: skip
+# JSON numbers every dialect carries exactly: a Status holds them as doubles (I-JSON, RFC 7493).
+_JSON_INT_MAX = 2**53
+_JSON_DEPTH_MAX = 32  # Limits.max_depth: errconv reads no deeper
 
 
 class Violation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -199,6 +213,8 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
 
         fields = {k: (None if v == "" else v) for k, v in fields.items()}
         viol = tuple(v if isinstance(v, Violation) else Violation(**v) for v in violations)
+        # BadRequest.FieldViolation.reason has no presence: "" and no reason are one value.
+        viol = tuple(msgspec.structs.replace(v, reason=None) if v.reason == "" else v for v in viol)
         param = fields.get("param")
 
         if next_step is None:
@@ -236,6 +252,18 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
                 raise ContractError(f"metadata must map strings to strings, got {shorten(key)}: {shorten(value)}")
             if key in METADATA_RESERVED:
                 raise ContractError(f"metadata key {key!r} is reserved for the field of that name; set the field instead")
+        ext = dict(extensions or {})
+        for key in ext:
+            if not isinstance(key, str):
+                raise ContractError(f"extension member names are strings, got {shorten(key)}")
+            if key in EXTENSION_RESERVED:
+                raise ContractError(
+                    f"extension member {key!r} is a name errconv reads or writes itself; set the field of that meaning or pick another name"
+                )
+        _check_json(ext, "extensions", 0)
+        _check_json(alts, "alternatives", 0)
+        dets = tuple(details)
+        _check_details(dets, retry_after_seconds)
         return cls(
             status=status,
             grpc_code=int(grpc_code),
@@ -244,11 +272,55 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
             retry_after_seconds=retry_after_seconds,
             alternatives=alts,
             violations=viol,
-            details=tuple(details),
+            details=dets,
             metadata=meta,
-            extensions=dict(extensions or {}),
+            extensions=ext,
             **fields,
         )
+
+
+def _check_json(value: Any, where: str, depth: int) -> None:
+    """Refuse what is not a JSON value every dialect carries exactly."""
+    if value is None or isinstance(value, (bool, str)):
+        return
+    if isinstance(value, int):
+        if abs(value) > _JSON_INT_MAX:
+            raise ContractError(f"{where}: integer {shorten(value)} is beyond +-2**53, which a google.rpc.Status cannot hold exactly")
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ContractError(f"{where}: {value} is not a JSON number")
+        return
+    if isinstance(value, (dict, list, tuple)):
+        if depth >= _JSON_DEPTH_MAX:
+            raise ContractError(f"{where} nests deeper than {_JSON_DEPTH_MAX} levels, which errconv will not read back")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise ContractError(f"{where}: JSON member names are strings, got {shorten(key)}")
+                _check_json(item, where, depth + 1)
+        else:
+            for item in value:
+                _check_json(item, where, depth + 1)
+        return
+    raise ContractError(f"{where}: {shorten(value)} is not a JSON value (null, bool, number, string, array, object)")
+
+
+def _check_details(details: tuple[Any, ...], retry_after_seconds: int | None) -> None:
+    for item in details:
+        if not isinstance(item, (RawDetail, *TYPE_NAMES)):
+            raise ContractError(f"details holds errconv.details values, got {shorten(item)}")
+        if isinstance(item, RawDetail):
+            if (item.value is None) == (item.fields is None):
+                raise ContractError("a RawDetail holds either value (packed bytes) or fields (JSON members), exactly one")
+            if item.fields is not None:
+                _check_json(item.fields, "RawDetail.fields", 0)
+                if any(key.startswith("@") for key in item.fields):
+                    raise ContractError("RawDetail.fields are a message's JSON members, whose names never start with @")
+        # The first RetryInfo of a Status is the fault's retry_after_seconds; a second
+        # one rides in details only beside it (there is no "no delay" RetryInfo to write first).
+        if isinstance(item, RetryInfo) and retry_after_seconds is None:
+            raise ContractError("a RetryInfo detail needs retry_after_seconds beside it; give the delay as retry_after_seconds")
 
 
 _FIELDS = tuple(f for f in Fault.__struct_fields__ if f != "origin")

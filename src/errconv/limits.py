@@ -13,10 +13,13 @@ MAX_RETRY_AFTER_SECONDS = 86_400
 
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True):
-    """Bounds on decoded input. Past any of them decoding raises DecodeError.
+    """Bounds on what errconv reads and writes, so hostile input costs bounded work.
 
-    >>> Limits(max_bytes=64 * 1024)
-    Limits(max_bytes=65536, max_depth=32, max_details=64, max_violations=256)
+    Past any bound on input, decoding raises DecodeError; `max_trailer_bytes` bounds
+    what the grpc encoder writes. The README's Security section tabulates them.
+
+    >>> Limits(max_bytes=64 * 1024).max_bytes
+    65536
     """
 
     max_bytes: int = 1 << 20
@@ -26,7 +29,19 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     max_details: int = 64
     """Most entries in a Status's details."""
     max_violations: int = 256
-    """Most field violations (BadRequest, errors, invalid-params)."""
+    """Most field violations (BadRequest, errors, invalid-params), and most entries in any
+    other repeated list of a detail (QuotaFailure and PreconditionFailure violations,
+    Help links)."""
+    max_string: int = 64 * 1024
+    """Longest string anywhere in a decoded Fault (detail, a member name, a metadata
+    value, an extension string, a stack entry), in characters."""
+    max_header: int = 8 * 1024
+    """Longest header value read from an HTTP response; also the longest value errconv
+    writes into a header it copies from a Fault (Request-Id), which it omits past this."""
+    max_trailer_bytes: int = 8 * 1024
+    """Largest gRPC trailer block errconv writes, counted as HPACK does (name, value as
+    sent, 32 bytes an entry). Over it the grpc encoder drops details, DebugInfo first,
+    and then shortens grpc-message; `errconv.losses` names what was dropped."""
 
 
 DEFAULT_LIMITS = Limits()

@@ -21,7 +21,7 @@ _TIME = r"(\d\d):(\d\d):(\d\d)"
 _IMF = re.compile(r"[A-Za-z]{3}, (\d\d) ([A-Za-z]{3}) (\d{4}) " + _TIME + r" GMT")
 _RFC850 = re.compile(r"[A-Za-z]{6,9}, (\d\d)-([A-Za-z]{3})-(\d\d) " + _TIME + r" GMT")
 _ASCTIME = re.compile(r"[A-Za-z]{3} ([A-Za-z]{3}) ([ \d]\d) " + _TIME + r" (\d{4})")
-_DELAY = re.compile(r"\d+")
+_DELAY = re.compile(r"[0-9]+")  # DIGIT is ASCII; int() would also take "٣"
 
 
 def parse_http_date(value: str, now: float | None = None) -> float | None:
@@ -59,8 +59,8 @@ def parse_http_date(value: str, now: float | None = None) -> float | None:
     leap = fields[5] == 60  # the grammar allows a leap second
     if leap:
         fields[5] = 59
-    if not (1 <= fields[2] <= 31 and fields[3] <= 23 and fields[4] <= 59 and fields[5] <= 59):
-        return None
+    if not (1 <= fields[0] and 1 <= fields[2] <= 31 and fields[3] <= 23 and fields[4] <= 59 and fields[5] <= 59):
+        return None  # year 0 too: calendar.timegm cannot place it
     if fields[2] > calendar.monthrange(fields[0], month)[1]:
         return None
     return float(calendar.timegm((*fields, 0, 0, 0))) + (1.0 if leap else 0.0)

@@ -77,7 +77,10 @@ def detect(data: Any, *, limits: Limits = DEFAULT_LIMITS) -> str:
     if isinstance(data, (list, tuple)):
         return "grpc"
     if isinstance(data, str):
-        data = data.encode("utf-8", "surrogateescape")
+        try:
+            data = data.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raise DecodeError("the input text holds a lone surrogate; give bytes or valid Unicode text") from None
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DecodeError(f"cannot read a {type(data).__name__}; give bytes, text or a list of trailer pairs")
     data = bytes(data)

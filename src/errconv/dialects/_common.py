@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ import msgspec
 
 from .._errors import DecodeError, shorten
 from ..codes import Code, NextStep, code_name, http_for_code, infer_next_step
-from ..details import BadRequest, DebugInfo, ErrorInfo, FieldViolation, RetryInfo
+from ..details import BadRequest, DebugInfo, ErrorInfo, FieldViolation, RawDetail, RetryInfo
 from ..fault import METADATA_RESERVED, REASON_MAX, REASON_RE, Fault, Origin, Violation
 from ..limits import MAX_RETRY_AFTER_SECONDS, Limits
 from ._details import Item, ProblemInfo
@@ -38,11 +39,41 @@ def read_json(data: bytes | str, limits: Limits, what: str) -> Any:
     if len(data) > limits.max_bytes:
         raise DecodeError(f"{what} is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
     try:
-        return _json_decoder.decode(data)
+        obj = _json_decoder.decode(data)
     except msgspec.DecodeError as exc:
         raise DecodeError(f"{what} is not valid JSON: {str(exc)[:80]}") from None
     except RecursionError:
         raise DecodeError(f"{what} nests too deeply to read (the limit is Limits.max_depth)") from None
+    except UnicodeError:  # text with a lone surrogate, which no UTF-8 can hold
+        raise DecodeError(f"{what} is not valid Unicode text (a lone surrogate)") from None
+    # msgspec reads a 4000-digit integer exactly, but no double holds one (it refuses
+    # 1e999 as out of range already); a google.rpc.Status could not carry it.
+    if len(data) > 308 and has_long_digit_run(data):
+        _check_numbers(obj, what)
+    return obj
+
+
+_DIGITS = b"0123456789"
+_LONG_DIGITS_B = re.compile(rb"[0-9]{309}")
+
+
+def has_long_digit_run(data: bytes | str) -> bool:
+    # The regular expression tries every position (20 ns a byte); counting the digits
+    # first (C speed) leaves it only inputs that hold 309 digits at all.
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    return len(raw) - len(raw.translate(None, _DIGITS)) >= 309 and _LONG_DIGITS_B.search(raw) is not None
+
+
+def _check_numbers(obj: Any, what: str) -> None:
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, int) and abs(node) > sys.float_info.max:
+            raise DecodeError(f"{what} holds a {len(str(abs(node)))}-digit number, out of range of a JSON double")
 
 
 def write_json(value: Any) -> bytes:
@@ -52,6 +83,12 @@ def write_json(value: Any) -> bytes:
 def seconds_from_nanos(nanos: int) -> int:
     """Whole seconds for a delay, rounded up: waiting 2.4 s means waiting 3."""
     return min(math.ceil(nanos / 1_000_000_000), MAX_RETRY_AFTER_SECONDS)
+
+
+def capped_delay(seconds: int) -> int:
+    """A delay as errconv writes it: whole, not negative, at most MAX_RETRY_AFTER_SECONDS
+    (a Fault made by hand may hold 10**30; no encoder may overflow or stall a client)."""
+    return max(0, min(int(seconds), MAX_RETRY_AFTER_SECONDS))
 
 
 def whole_seconds(value: Any) -> int | None:
@@ -112,8 +149,10 @@ def status_items(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[It
             metadata[key] = str(value)
     items: list[Item] = [ErrorInfo(reason=reason, domain=fault.domain or "", metadata=metadata)]
     if fault.retry_after_seconds is not None:
-        items.append(RetryInfo(retry_delay_nanos=fault.retry_after_seconds * 1_000_000_000))
-    if fault.violations:
+        items.append(RetryInfo(retry_delay_nanos=capped_delay(fault.retry_after_seconds) * 1_000_000_000))
+    # The first BadRequest is the fault's violations: written, even empty, whenever a
+    # second one rides in details, so that it reads back as the second.
+    if fault.violations or (fault.details and any(isinstance(d, BadRequest) for d in fault.details)):
         items.append(
             BadRequest(
                 field_violations=tuple(
@@ -127,7 +166,8 @@ def status_items(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[It
                 )
             )
         )
-    items.extend(d for d in fault.details if keep_debug or not isinstance(d, DebugInfo))
+    if fault.details:
+        items.extend(d for d in fault.details if keep_debug or not isinstance(d, DebugInfo))
     message_is_title = fault.detail is None and fault.title is not None
     problem = ProblemInfo(
         type=fault.type or "",
@@ -188,8 +228,8 @@ def fields_from_status(
         step = metadata.pop("next_step", None)
         if step is not None and step in STEP_ALIASES:
             stated = STEP_ALIASES[step]
-        elif step is not None:
-            metadata["next_step"] = step
+        # An unreadable step is dropped, not kept in metadata: the encoder writes the
+        # fault's own next_step under that key, so it could never come back.
         for key in ("param", "blocked_by", "unblock_with"):
             if key in metadata:
                 fields[key] = metadata.pop(key)
@@ -226,6 +266,9 @@ def fields_from_status(
     return fields, stated, wait_hint
 
 
+_OPTIONAL_TEXT = ("code", "domain", "title", "detail", "type", "instance", "param", "blocked_by", "unblock_with")
+
+
 def finish(
     fields: dict[str, Any],
     stated: NextStep | None,
@@ -233,6 +276,10 @@ def finish(
     dialect: str,
 ) -> Fault:
     """Settle the next step (stated, else the ladder) and build the decoded Fault."""
+    # An empty string is no value, as in Fault.build: proto3 strings cannot tell them apart.
+    for name in _OPTIONAL_TEXT:
+        if fields.get(name) == "":
+            fields[name] = None
     if stated is not None:
         step, source = stated, "stated"
     else:
@@ -259,3 +306,52 @@ def finish(
         return Fault(origin=origin, **fields)
     except TypeError as exc:  # a field of the wrong type slipped through: a bug, but never a crash
         raise DecodeError(f"cannot build a fault from {dialect}: {shorten(str(exc), 80)}") from None
+
+
+# --------------------------------------------------------------------------- outer boundaries
+
+_DEBUG_INFO = "google.rpc.DebugInfo"
+
+
+def _is_debug(value: Any) -> bool:
+    if isinstance(value, RawDetail):
+        return value.type_url.rsplit("/", 1)[-1] == _DEBUG_INFO
+    if isinstance(value, dict):
+        kind = value.get("@type")
+        return isinstance(kind, str) and kind.rsplit("/", 1)[-1] == _DEBUG_INFO
+    return isinstance(value, DebugInfo)
+
+
+def _holds_debug(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if _is_debug(node):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items() if not _is_debug(v)}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value if not _is_debug(v)]
+    return value
+
+
+def without_debug(fault: Fault) -> Fault:
+    """`fault` fit for an outer boundary: no DebugInfo, whether typed, kept raw (a DebugInfo
+    that did not parse), or a JSON DebugInfo object inside an extension member or an
+    alternative. The same fault when there is none."""
+    changes: dict[str, Any] = {}
+    if any(_is_debug(d) for d in fault.details):
+        changes["details"] = tuple(d for d in fault.details if not _is_debug(d))
+    if fault.extensions and _holds_debug(list(fault.extensions.values())):
+        changes["extensions"] = {k: _scrub(v) for k, v in fault.extensions.items() if not _is_debug(v)}
+    if fault.alternatives and _holds_debug(list(fault.alternatives)):
+        changes["alternatives"] = tuple(_scrub(v) for v in fault.alternatives if not _is_debug(v))
+    return fault.replace(**changes) if changes else fault

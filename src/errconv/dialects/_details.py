@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -99,15 +101,30 @@ def _int64(obj: dict[str, Any], camel: str, snake: str) -> int | None:
     value = obj.get(camel, obj.get(snake))
     if value is None:
         return None
+    return int64_value(value, camel)
+
+
+def int64_value(value: Any, camel: str) -> int:
+    """A proto3 JSON int64 (a number, or a string of digits); _Mismatch naming `camel` otherwise."""
     if isinstance(value, bool):
         raise _Mismatch(camel)
-    if isinstance(value, int):
+    if isinstance(value, str) and _INT64_TEXT.fullmatch(value):
+        value = int(value)
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and _INT64_MIN <= value <= _INT64_MAX:
         return value
-    if isinstance(value, str) and value.lstrip("-").isdigit() and len(value) <= 20:
-        return int(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    raise _Mismatch(camel)
+    raise _Mismatch(camel)  # not an int64: kept whole rather than failing on encode
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT64_TEXT = re.compile(r"-?[0-9]{1,19}")  # ASCII digits: "²".isdigit() is true, int("²") fails
+
+
+def _counted(items: list[Any], limits: Limits, what: str) -> list[Any]:
+    if len(items) > limits.max_violations:
+        raise DecodeError(f"{len(items)} {what}, over the limit of {limits.max_violations} (Limits.max_violations)")
+    return items
 
 
 def _list(obj: dict[str, Any], camel: str, snake: str | None = None) -> list[Any]:
@@ -131,8 +148,11 @@ def _str_map(obj: dict[str, Any], camel: str, snake: str) -> dict[str, str]:
     value = obj.get(camel, obj.get(snake))
     if value is None:
         return {}
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+    if not isinstance(value, dict):
         raise _Mismatch(camel)
+    for v in value.values():
+        if not isinstance(v, str):
+            raise _Mismatch(camel)
     return value
 
 
@@ -142,9 +162,21 @@ def parse_duration(text: Any) -> int:
         raise _Mismatch("duration")
     body = text[:-1]
     whole, _, frac = body.partition(".")
-    if not whole.isdigit() or (frac and not frac.isdigit()):
+    if not _ascii_digits(whole) or (frac and not _ascii_digits(frac)):
+        raise _Mismatch("duration")
+    if int(whole) > MAX_DURATION_SECONDS:  # past google.protobuf.Duration's range: not a Duration
         raise _Mismatch("duration")
     return int(whole) * _NANOS + int((frac + "000000000")[:9] or 0)
+
+
+def _ascii_digits(text: str) -> bool:
+    """`[0-9]+`, at C speed: among ASCII characters isdigit() is true for 0-9 alone."""
+    return text.isascii() and text.isdigit()
+
+
+# google.protobuf.Duration's range: about 10,000 years.
+MAX_DURATION_SECONDS = 315_576_000_000
+_DIGITS = re.compile(r"[0-9]+")
 
 
 def format_duration(nanos: int) -> str:
@@ -231,72 +263,88 @@ def _quota_violation_to_json(v: QuotaViolation) -> dict[str, Any]:
     return out
 
 
-def _from_json_known(name: str, obj: dict[str, Any]) -> Detail:
-    if name == "google.rpc.ErrorInfo":
-        return ErrorInfo(
-            reason=_str(obj, "reason"),
-            domain=_str(obj, "domain"),
-            metadata=_str_map(obj, "metadata", "metadata"),
-        )
-    if name == "google.rpc.RetryInfo":
-        delay = obj.get("retryDelay", obj.get("retry_delay"))
-        return RetryInfo(retry_delay_nanos=0 if delay is None else parse_duration(delay))
-    if name == "google.rpc.BadRequest":
-        fvs = _list(obj, "fieldViolations", "field_violations")
-        return BadRequest(field_violations=tuple(_field_violation_from_json(v) for v in fvs))
-    if name == "google.rpc.QuotaFailure":
-        return QuotaFailure(violations=tuple(_quota_violation_from_json(v) for v in _list(obj, "violations")))
-    if name == "google.rpc.PreconditionFailure":
-        return PreconditionFailure(
-            violations=tuple(
-                PreconditionViolation(
-                    type=_str(_obj(v), "type"), subject=_str(v, "subject"), description=_str(v, "description")
-                )
-                for v in _list(obj, "violations")
-            )
-        )
-    if name == "google.rpc.ResourceInfo":
-        return ResourceInfo(
-            resource_type=_str(obj, "resourceType", "resource_type"),
-            resource_name=_str(obj, "resourceName", "resource_name"),
-            owner=_str(obj, "owner"),
-            description=_str(obj, "description"),
-        )
-    if name == "google.rpc.RequestInfo":
-        return RequestInfo(
-            request_id=_str(obj, "requestId", "request_id"),
-            serving_data=_str(obj, "servingData", "serving_data"),
-        )
-    if name == "google.rpc.Help":
-        return Help(
-            links=tuple(
-                Link(description=_str(_obj(v), "description"), url=_str(v, "url")) for v in _list(obj, "links")
-            )
-        )
-    if name == "google.rpc.LocalizedMessage":
-        return _localized_from_json(obj)
-    if name == "google.rpc.DebugInfo":
-        entries = _list(obj, "stackEntries", "stack_entries")
-        if not all(isinstance(e, str) for e in entries):
-            raise _Mismatch("stackEntries")
-        return DebugInfo(stack_entries=tuple(entries), detail=_str(obj, "detail"))
-    raise KeyError(name)
+# One JSON reader per known type. A reader looks only at its own members (never at
+# "@type") and raises _Mismatch when they do not fit the schema.
 
 
-_KNOWN_JSON = frozenset(
-    {
-        "google.rpc.ErrorInfo",
-        "google.rpc.RetryInfo",
-        "google.rpc.BadRequest",
-        "google.rpc.QuotaFailure",
-        "google.rpc.PreconditionFailure",
-        "google.rpc.ResourceInfo",
-        "google.rpc.RequestInfo",
-        "google.rpc.Help",
-        "google.rpc.LocalizedMessage",
-        "google.rpc.DebugInfo",
-    }
-)
+def _error_info_from_json(obj: dict[str, Any], limits: Limits) -> ErrorInfo:
+    return ErrorInfo(
+        reason=_str(obj, "reason"),
+        domain=_str(obj, "domain"),
+        metadata=_str_map(obj, "metadata", "metadata"),
+    )
+
+
+def _retry_info_from_json(obj: dict[str, Any], limits: Limits) -> RetryInfo:
+    delay = obj.get("retryDelay", obj.get("retry_delay"))
+    return RetryInfo(retry_delay_nanos=0 if delay is None else parse_duration(delay))
+
+
+def _bad_request_from_json(obj: dict[str, Any], limits: Limits) -> BadRequest:
+    fvs = _counted(_list(obj, "fieldViolations", "field_violations"), limits, "field violations")
+    return BadRequest(field_violations=tuple(_field_violation_from_json(v) for v in fvs))
+
+
+def _quota_failure_from_json(obj: dict[str, Any], limits: Limits) -> QuotaFailure:
+    violations = _counted(_list(obj, "violations"), limits, "quota violations")
+    return QuotaFailure(violations=tuple(_quota_violation_from_json(v) for v in violations))
+
+
+def _precondition_failure_from_json(obj: dict[str, Any], limits: Limits) -> PreconditionFailure:
+    return PreconditionFailure(
+        violations=tuple(
+            PreconditionViolation(type=_str(_obj(v), "type"), subject=_str(v, "subject"), description=_str(v, "description"))
+            for v in _counted(_list(obj, "violations"), limits, "precondition violations")
+        )
+    )
+
+
+def _resource_info_from_json(obj: dict[str, Any], limits: Limits) -> ResourceInfo:
+    return ResourceInfo(
+        resource_type=_str(obj, "resourceType", "resource_type"),
+        resource_name=_str(obj, "resourceName", "resource_name"),
+        owner=_str(obj, "owner"),
+        description=_str(obj, "description"),
+    )
+
+
+def _request_info_from_json(obj: dict[str, Any], limits: Limits) -> RequestInfo:
+    return RequestInfo(
+        request_id=_str(obj, "requestId", "request_id"),
+        serving_data=_str(obj, "servingData", "serving_data"),
+    )
+
+
+def _help_from_json(obj: dict[str, Any], limits: Limits) -> Help:
+    links = _counted(_list(obj, "links"), limits, "help links")
+    return Help(links=tuple(Link(description=_str(_obj(v), "description"), url=_str(v, "url")) for v in links))
+
+
+def _localized_message_from_json(obj: dict[str, Any], limits: Limits) -> LocalizedMessage:
+    return _localized_from_json(obj)
+
+
+def _debug_info_from_json(obj: dict[str, Any], limits: Limits) -> DebugInfo:
+    entries = _list(obj, "stackEntries", "stack_entries")
+    if not all(isinstance(e, str) for e in entries):
+        raise _Mismatch("stackEntries")
+    return DebugInfo(stack_entries=tuple(entries), detail=_str(obj, "detail"))
+
+
+# Full type name -> JSON reader, for every type item_from_json reads (errconv.v1.Problem
+# included; its reader, _problem_from_json, is below).
+_JSON_READERS: dict[str, Callable[[dict[str, Any], Limits], Item]] = {
+    "google.rpc.ErrorInfo": _error_info_from_json,
+    "google.rpc.RetryInfo": _retry_info_from_json,
+    "google.rpc.BadRequest": _bad_request_from_json,
+    "google.rpc.QuotaFailure": _quota_failure_from_json,
+    "google.rpc.PreconditionFailure": _precondition_failure_from_json,
+    "google.rpc.ResourceInfo": _resource_info_from_json,
+    "google.rpc.RequestInfo": _request_info_from_json,
+    "google.rpc.Help": _help_from_json,
+    "google.rpc.LocalizedMessage": _localized_message_from_json,
+    "google.rpc.DebugInfo": _debug_info_from_json,
+}
 
 
 def item_from_json(value: Any, limits: Limits) -> Item:
@@ -306,24 +354,21 @@ def item_from_json(value: Any, limits: Limits) -> Item:
     type_url = value.get("@type", "")  # a detail without "@type" is kept, untyped, as it came
     if not isinstance(type_url, str):
         raise DecodeError(f"a details entry needs a string \"@type\", got {shorten(value)}")
-    name = type_name(type_url)
-    fields = {k: v for k, v in value.items() if k != "@type"}
-    if name in _KNOWN_JSON:
+    # Packed bytes kept raw ("@bytes" is no proto3 JSON field name), whatever the type:
+    # a known type whose bytes did not parse travels this way too.
+    packed = value.get("@bytes")
+    if isinstance(packed, str) and len(value) == (2 if "@type" in value else 1):
         try:
-            return _from_json_known(name, fields)
+            return RawDetail(type_url=type_url, value=base64.b64decode(packed, validate=True))
+        except (binascii.Error, ValueError):
+            pass  # not base64: kept whole, as it came, like any member errconv cannot read
+    read = _READER_FOR_URL.get(type_url) or _JSON_READERS.get(type_name(type_url))
+    if read is not None:
+        try:
+            return read(value, limits)
         except _Mismatch:
             pass  # keep it whole, as it came
-    elif name == PROBLEM_TYPE:
-        try:
-            return _problem_from_json(fields, limits)
-        except _Mismatch:
-            pass
-    elif set(fields) == {"@bytes"} and isinstance(fields["@bytes"], str):
-        try:
-            raw = base64.b64decode(fields["@bytes"], validate=True)
-        except (binascii.Error, ValueError):
-            raise DecodeError(f"\"@bytes\" of a {shorten(type_url)} detail is not base64") from None
-        return RawDetail(type_url=type_url, value=raw)
+    fields = {k: v for k, v in value.items() if k != "@type"}
     check_depth(fields, limits.max_depth)
     return RawDetail(type_url=type_url, fields=fields)
 
@@ -400,12 +445,14 @@ _PROBLEM_JSON = (
 def _problem_from_json(obj: dict[str, Any], limits: Limits) -> ProblemInfo:
     values: dict[str, Any] = {}
     for attr, camel, snake, kind in _PROBLEM_JSON:
-        value = obj.get(camel, obj.get(snake))
+        value = obj[camel] if camel in obj else obj.get(snake)
         if value is None:
             continue
         if type(value) is not kind:
             raise _Mismatch(camel)
         values[attr] = value
+    if not _valid_http_status(values.get("http_status", 0)):
+        raise _Mismatch("httpStatus")
     alts = obj.get("alternatives", [])
     ext = obj.get("extensions", {})
     if not isinstance(alts, list) or not isinstance(ext, dict):
@@ -413,6 +460,11 @@ def _problem_from_json(obj: dict[str, Any], limits: Limits) -> ProblemInfo:
     check_depth(alts, limits.max_depth)
     check_depth(ext, limits.max_depth)
     return ProblemInfo(alternatives=tuple(alts), extensions=ext, **values)
+
+
+_JSON_READERS[PROBLEM_TYPE] = _problem_from_json
+# The usual type URLs, looked up whole; any other prefix goes by the name after its last "/".
+_READER_FOR_URL = {TYPE_PREFIX + name: read for name, read in _JSON_READERS.items()}
 
 
 def _problem_to_json(p: ProblemInfo) -> dict[str, Any]:
@@ -432,6 +484,8 @@ def _problem_to_json(p: ProblemInfo) -> dict[str, Any]:
 
 def check_depth(value: Any, limit: int) -> None:
     """Raise DecodeError when `value` nests deeper than `limit` arrays and objects."""
+    if not value and limit > 0:  # an empty container (or a falsy scalar) nests nothing
+        return
     stack = [(value, 0)]
     while stack:
         node, depth = stack.pop()
@@ -464,6 +518,33 @@ _PB_CLASSES: dict[str, Any] = {
 }
 
 
+def _valid_http_status(status: int) -> bool:
+    return status == 0 or 100 <= status <= 599
+
+
+_REPEATED = {
+    "google.rpc.BadRequest": ("field_violations", "field violations"),
+    "google.rpc.QuotaFailure": ("violations", "quota violations"),
+    "google.rpc.PreconditionFailure": ("violations", "precondition violations"),
+    "google.rpc.Help": ("links", "help links"),
+}
+
+
+def _invalid_any(name: str, msg: Any, limits: Limits) -> bool:
+    """Whether a parsed detail is out of its type's range; DecodeError past max_violations."""
+    if name in _REPEATED:
+        attr, what = _REPEATED[name]
+        _counted(getattr(msg, attr), limits, what)
+    if name == "google.rpc.RetryInfo":
+        d = msg.retry_delay  # proto3 Duration: |seconds| within range, nanos of the same sign
+        return not (
+            abs(d.seconds) <= MAX_DURATION_SECONDS and abs(d.nanos) < _NANOS and (d.seconds * d.nanos >= 0)
+        )
+    if name == PROBLEM_TYPE:
+        return not _valid_http_status(msg.http_status)
+    return False
+
+
 def item_from_any(any_msg: any_pb2.Any, limits: Limits) -> Item:
     """One packed detail of a Status."""
     type_url = any_msg.type_url
@@ -476,8 +557,12 @@ def item_from_any(any_msg: any_pb2.Any, limits: Limits) -> Item:
     except ProtoDecodeError:
         # A detail we know the name of but cannot parse still travels untouched.
         return RawDetail(type_url=type_url, value=any_msg.value)
+    if _invalid_any(name, msg, limits):
+        # Out of its type's range (a Duration of 2**62 seconds, an HTTP status of 99999):
+        # kept untouched rather than read as something it cannot be.
+        return RawDetail(type_url=type_url, value=any_msg.value)
     if name == "google.rpc.ErrorInfo":
-        return ErrorInfo(reason=msg.reason, domain=msg.domain, metadata=dict(msg.metadata))
+        return ErrorInfo(reason=msg.reason, domain=msg.domain, metadata=dict(sorted(msg.metadata.items())))  # map order is the hash table's: sort, as deterministic serialisation does
     if name == "google.rpc.RetryInfo":
         d = msg.retry_delay
         return RetryInfo(retry_delay_nanos=max(0, d.seconds * _NANOS + d.nanos))
@@ -506,7 +591,7 @@ def item_from_any(any_msg: any_pb2.Any, limits: Limits) -> Item:
                     api_service=v.api_service,
                     quota_metric=v.quota_metric,
                     quota_id=v.quota_id,
-                    quota_dimensions=dict(v.quota_dimensions),
+                    quota_dimensions=dict(sorted(v.quota_dimensions.items())),
                     quota_value=v.quota_value,
                     future_quota_value=v.future_quota_value if v.HasField("future_quota_value") else None,
                 )
@@ -668,7 +753,9 @@ def value_to_python(value: struct_pb2.Value) -> Any:
         return value.string_value
     if kind == "number_value":
         number = value.number_value
-        return int(number) if number.is_integer() and abs(number) < 2**53 else number
+        # -0.0 stays a float: it is a number JSON writes, and 0 would write it as 0.
+        whole = number.is_integer() and abs(number) <= 2**53 and (number != 0 or str(number)[0] != "-")
+        return int(number) if whole else number
     if kind == "bool_value":
         return value.bool_value
     if kind == "struct_value":

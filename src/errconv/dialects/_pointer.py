@@ -9,10 +9,14 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
-__all__ = ["field_to_pointer", "pointer_to_field"]
+__all__ = ["field_to_pointer", "pointer_of", "pointer_to_field"]
 
 _SEGMENT = re.compile(r"\[([^\[\]]+)\]|\.?([^.\[\]]+)")
 _SAFE = "!$&'()*+,;=:@-._~"
+_NEEDS_QUOTING = re.compile(r"[^A-Za-z0-9_.~!$&'()*+,;=:@-]")
+# Most paths: identifiers joined by dots, with [n] indexes. Their pointer is the path
+# with "/" for "." and "[" (nothing to escape or quote), and it gives the path back.
+_SIMPLE_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*")
 
 
 def _segments(field: str) -> list[str] | None:
@@ -29,11 +33,27 @@ def _segments(field: str) -> list[str] | None:
 
 def field_to_pointer(field: str) -> str | None:
     """`items[0].price` -> `#/items/0/price`; None when the path has no segments."""
+    if _SIMPLE_FIELD.fullmatch(field):
+        return "#/" + field.replace(".", "/").replace("[", "/").replace("]", "")
     segments = _segments(field)
     if not segments:
         return None
-    escaped = (quote(s.replace("~", "~0").replace("/", "~1"), safe=_SAFE) for s in segments)
+    escaped = (_quote(s.replace("~", "~0").replace("/", "~1")) for s in segments)
     return "#/" + "/".join(escaped)
+
+
+def pointer_of(field: str) -> tuple[str | None, bool]:
+    """The pointer of `field` (None when it has no segments), and whether the pointer
+    gives `field` back through pointer_to_field (a simple path always does)."""
+    if _SIMPLE_FIELD.fullmatch(field):
+        return "#/" + field.replace(".", "/").replace("[", "/").replace("]", ""), True
+    pointer = field_to_pointer(field)
+    return pointer, pointer is not None and pointer_to_field(pointer) == field
+
+
+def _quote(segment: str) -> str:
+    # quote() returns a segment of safe characters unchanged; skip the call for those.
+    return quote(segment, safe=_SAFE) if _NEEDS_QUOTING.search(segment) else segment
 
 
 def pointer_to_field(pointer: str) -> str:

@@ -31,7 +31,8 @@ from ..fault import Fault
 from ..limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ..retry_after import format_retry_after, parse_http_date, parse_retry_after
 from . import google_error, problem, status_json, stripe_error
-from ._common import Hints, finish, read_json, valid_code, write_json
+from ._common import Hints, finish, read_json, valid_code, without_debug, write_json
+from ._typed import read_google
 
 __all__ = ["BODY_DIALECTS", "MEDIA_TYPE", "NAME", "decode", "encode_with", "parse_response", "safe_header_value"]
 
@@ -40,10 +41,11 @@ MEDIA_TYPE = "message/http"
 BODY_DIALECTS = ("problem", "google", "stripe")
 _STATUS_LINE = re.compile(r"HTTP/(\d(?:\.\d)?) +(\d{3})(?: +(.*))?")
 _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-_TAGS = re.compile(r"<[^>]{0,2000}>")
+_TAGS = re.compile(r"<[^<>]{0,2000}>")  # no "<" inside: a run of "<" cannot make it rescan
 _SPACE = re.compile(r"\s+")
 _TITLE = re.compile(r"<title[^>]{0,200}>(.{0,2000}?)</title>", re.IGNORECASE | re.DOTALL)
 _MAX_VAGUE_DETAIL = 1000
+_MAX_INTERIM = 8  # 1xx and proxy `Connection established` blocks before the final response
 
 
 def safe_header_value(value: str) -> str:
@@ -87,28 +89,40 @@ def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Response:
     if len(data) > limits.max_bytes:
         raise DecodeError(f"the response is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
     rest = data.lstrip(b"\r\n")
-    while True:
+    for _ in range(_MAX_INTERIM + 1):
         head, body = _split(rest)
         lines = head.decode("latin-1").replace("\r\n", "\n").split("\n")
         m = _STATUS_LINE.fullmatch(lines[0].strip())
         if m is None:
             raise DecodeError(f"not an HTTP response: the first line is {shorten(lines[0])}, expected `HTTP/1.1 429 ...`")
         status, reason = int(m.group(2)), (m.group(3) or "").strip()
+        if not 100 <= status <= 599:  # RFC 9110 15: a status outside 100..599 is invalid
+            raise DecodeError(f"not an HTTP response: status {status} is outside 100..599")
         interim = 100 <= status < 200 or (status == 200 and reason.lower() == "connection established")
         if interim and body.lstrip(b"\r\n").startswith(b"HTTP/"):
             rest = body.lstrip(b"\r\n")
             continue
         break
-    headers: list[tuple[str, str]] = []
+    else:
+        raise DecodeError(f"more than {_MAX_INTERIM} interim responses before the final one")
+    # Each header as a name and the parts of its value (obs-fold lines add parts), joined once.
+    fields: list[tuple[str, list[str]]] = []
     for line in lines[1:]:
-        if line[:1] in (" ", "\t") and headers:  # obs-fold: replace with a space
-            name, value = headers[-1]
-            headers[-1] = (name, f"{value} {line.strip()}")
+        if line[:1] in (" ", "\t") and fields:  # obs-fold: replace with a space
+            fields[-1][1].append(line.strip())
             continue
         name, sep, value = line.partition(":")
         if not sep or not name.strip() or name != name.strip():
             raise DecodeError(f"not an HTTP header line: {shorten(line)}")
-        headers.append((name.lower(), safe_header_value(value)))
+        fields.append((name.lower(), [value]))
+    headers: list[tuple[str, str]] = []
+    for name, parts in fields:
+        value = safe_header_value(" ".join(parts))
+        if len(value) > limits.max_header:
+            raise DecodeError(
+                f"the {shorten(name)} header is {len(value)} characters, over the limit of {limits.max_header} (Limits.max_header)"
+            )
+        headers.append((name, value))
     return Response(status, reason, headers, body)
 
 
@@ -136,7 +150,7 @@ def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
     if hints.wait is None:
         remaining = resp.get("x-ratelimit-remaining")
         reset = resp.get("x-ratelimit-reset")
-        if remaining is not None and remaining.strip() == "0" and reset is not None and re.fullmatch(r"\d{1,16}(\.\d+)?", reset.strip()):
+        if remaining is not None and remaining.strip() == "0" and reset is not None and re.fullmatch(r"[0-9]{1,16}(\.[0-9]+)?", reset.strip()):
             value = float(reset)
             if value > 1e12:  # epoch milliseconds
                 value = value / 1000 - current
@@ -149,7 +163,7 @@ def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
         if field is not None:
             for item in field.split(","):
                 params = dict(p.strip().partition("=")[::2] for p in item.split(";")[1:])
-                if params.get("r", "").strip() == "0" and params.get("t", "").strip().isdigit():
+                if params.get("r", "").strip() == "0" and re.fullmatch(r"[0-9]+", params.get("t", "").strip()):
                     hints.wait = "RateLimit"
                     hints.delay = min(int(params["t"].strip()[:12]), MAX_RETRY_AFTER_SECONDS)
                     break
@@ -166,7 +180,9 @@ def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
 def _vague(resp: Response, hints: Hints, text: str, content_type: str) -> Fault:
     detail: str | None
     if "html" in content_type or text.lstrip()[:1] == "<":
-        m = _TITLE.search(text)
+        # One try at the first <title>: searching would rescan 2000 characters after every one.
+        at = text.lower().find("<title")
+        m = _TITLE.match(text, at) if at != -1 else None
         source = m.group(1) if m else _TAGS.sub(" ", text)
         detail = _SPACE.sub(" ", html.unescape(source)).strip()
     else:
@@ -186,7 +202,10 @@ def decode(
 ) -> Fault:
     """A Fault from a whole HTTP response, whatever its body."""
     if isinstance(data, str):
-        data = data.encode("utf-8")
+        try:
+            data = data.encode("utf-8", "surrogateescape")  # bytes smuggled in text come back as bytes
+        except UnicodeEncodeError:
+            raise DecodeError("the response text holds a lone surrogate; give the response as bytes") from None
     if not isinstance(data, (bytes, bytearray)):
         raise DecodeError(f"http takes the response as bytes, got {type(data).__name__}")
     resp = parse_response(bytes(data), limits)
@@ -198,7 +217,14 @@ def decode(
         raise DecodeError("the response body is not valid UTF-8") from None
     stripped = text.strip()
     fault: Fault
-    if stripped[:1] in ("{", "[") and (content_type.endswith("json") or not content_type or content_type == "text/plain"):
+    typed = None
+    if stripped[:1] == "{" and content_type != "application/problem+json" and (
+        content_type.endswith("json") or not content_type or content_type == "text/plain"
+    ):
+        typed = read_google(stripped, limits)  # a google body in the usual shape, decoded typed
+    if typed is not None and (typed[0] is not None or typed[1] is not None):  # as google_error.looks_like sees it
+        fault = google_error.from_typed(typed, dialect=NAME, hints=hints, http_status=resp.status)
+    elif stripped[:1] in ("{", "[") and (content_type.endswith("json") or not content_type or content_type == "text/plain"):
         obj = read_json(stripped, limits, "the response body")
         if content_type == "application/problem+json" and isinstance(obj, dict):
             fault = problem.from_object(obj, limits, dialect=NAME, hints=hints, http_status=resp.status)
@@ -220,7 +246,7 @@ def decode(
 def _with_headers(fault: Fault, resp: Response) -> Fault:
     changes: dict[str, Any] = {}
     grpc_status = resp.get("grpc-status")
-    if grpc_status is not None and grpc_status.strip().isdigit() and len(grpc_status) < 4:
+    if grpc_status is not None and re.fullmatch(r"[0-9]{1,3}", grpc_status.strip()):
         code = valid_code(int(grpc_status))
         if code != fault.grpc_code:
             changes["grpc_code"] = code
@@ -233,11 +259,26 @@ def _with_headers(fault: Fault, resp: Response) -> Fault:
 # --------------------------------------------------------------------------- encoding
 
 
-def encode_with(body_dialect: str, fault: Fault, *, keep_debug: bool = False) -> bytes:
-    """An HTTP/1.1 response for `fault` with a `body_dialect` body (problem, google or stripe)."""
+def _header_copy(value: str, limits: Limits) -> str | None:
+    """`value` fit to copy into a header (printable ASCII, within max_header), else None."""
+    value = safe_header_value(value)
+    if value and value.isascii() and len(value) <= limits.max_header:
+        return value
+    return None
+
+
+def encode_with(body_dialect: str, fault: Fault, *, keep_debug: bool = False, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """An HTTP/1.1 response for `fault` with a `body_dialect` body (problem, google or stripe).
+
+    An outer boundary: DebugInfo is dropped (typed, kept raw, or nested in extension
+    members) unless `keep_debug`. Every header value is a number, a fixed string, or
+    a Request-Id copied only when it is printable ASCII within `limits.max_header`.
+    """
+    if not keep_debug:
+        fault = without_debug(fault)
     headers: list[tuple[str, str]] = []
     if body_dialect == "problem":
-        body = write_json(problem.to_object(fault, keep_debug=keep_debug))
+        body = write_json(problem.to_object(fault, keep_debug=keep_debug, status_line=True))
         headers.append(("Content-Type", problem.MEDIA_TYPE))
     elif body_dialect == "google":
         body = write_json(google_error.to_object(fault, keep_debug=keep_debug))
@@ -252,7 +293,11 @@ def encode_with(body_dialect: str, fault: Fault, *, keep_debug: bool = False) ->
         headers.append(("Retry-After", format_retry_after(min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS))))
     if body_dialect == "stripe":
         headers.append(("Stripe-Should-Retry", "true" if wait else "false"))
-        request_id = next((d.request_id for d in fault.details if isinstance(d, RequestInfo) and d.request_id), None)
+        # Sanitised first: a Request-Id that is all spaces and controls is no header at all.
+        request_id = next(
+            (v for d in fault.details if isinstance(d, RequestInfo) and (v := _header_copy(d.request_id, limits))),
+            None,
+        )
         if request_id:
             headers.append(("Request-Id", request_id))
     headers.append(("Content-Length", str(len(body))))

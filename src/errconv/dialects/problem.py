@@ -17,7 +17,14 @@ Decoding is liberal: a member of the wrong JSON type is ignored for meaning, as
 section 3.1 requires, and kept verbatim with the unknown members; seed 000's
 vocabulary (`error`, `message`, `class`, `retryable`, `retry_after`) and the common
 validation shapes (`errors` with `pointer`, `invalid-params`, `violations`, a map of
-field to messages) are understood. Lossless for every Fault.
+field to messages) are understood; an empty string is no value.
+
+Lossless for every fault `Fault.build()` makes (it refuses extension names errconv
+reads or writes). A decoded fault keeps a member of the wrong type verbatim; when
+that sits on a member errconv writes, the field goes out under an alias instead
+(`error`, `message`, `class`, `retryable`, `retry_after`, `invalid-params`), or for
+`status` is left to the status line or the gRPC code, so both come back. Where no
+alias is free, `errconv.losses()` reports the clash.
 """
 
 from __future__ import annotations
@@ -26,13 +33,13 @@ import re
 from typing import Any
 
 from .._errors import DecodeError, shorten
-from ..codes import Code, NextStep, code_for_http, http_for_code
+from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, http_for_code, infer_next_step
 from ..details import LocalizedMessage, RetryInfo
-from ..fault import Fault, Violation
+from ..fault import METADATA_RESERVED, Fault, Violation
 from ..limits import DEFAULT_LIMITS, Limits
-from ._common import STEP_ALIASES, Hints, finish, read_json, whole_seconds, write_json
+from ._common import STEP_ALIASES, Hints, capped_delay, finish, read_json, seconds_from_nanos, whole_seconds, write_json
 from ._details import ProblemInfo, check_depth, item_from_json, item_to_json
-from ._pointer import field_to_pointer, pointer_to_field
+from ._pointer import pointer_of, pointer_to_field
 
 __all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "from_object", "to_object"]
 
@@ -90,7 +97,7 @@ def _violation(entry: Any) -> Violation | None:
     if isinstance(lm, dict) and isinstance(lm.get("locale"), str) and isinstance(lm.get("message"), str):
         localized = LocalizedMessage(locale=lm["locale"], message=lm["message"])
     return Violation(
-        field=field, description=description, reason=reason if isinstance(reason, str) else None, localized_message=localized
+        field=field, description=description, reason=reason if isinstance(reason, str) and reason else None, localized_message=localized
     )
 
 
@@ -111,8 +118,8 @@ def _violations(value: Any, limits: Limits) -> tuple[Violation, ...] | None:
             if v is None:
                 return None
             out.append(v)
-        if out and all(not v.field and not v.description for v in out):
-            return None  # objects of some other shape, e.g. Google's legacy errors[]
+        if out and all(not v.field and not v.description and not isinstance(e.get("field"), str) for v, e in zip(out, value)):
+            return None  # objects of some other shape, e.g. Google's legacy errors[] (an explicit "field" is a violation)
     else:
         return None
     if len(out) > limits.max_violations:
@@ -124,10 +131,10 @@ def _violation_to_json(v: Violation) -> dict[str, Any]:
     entry: dict[str, Any] = {}
     if v.description:
         entry["detail"] = v.description
-    pointer = field_to_pointer(v.field)
+    pointer, exact = pointer_of(v.field)
     if pointer is not None:
         entry["pointer"] = pointer
-    if pointer is None or pointer_to_field(pointer) != v.field:
+    if not exact:  # the pointer alone would not give the field back
         entry["field"] = v.field
     if v.reason is not None:
         entry["code"] = v.reason
@@ -158,21 +165,26 @@ def from_object(
     def keep(name: str) -> None:
         extensions[name] = obj[name]
 
+    # An empty string says nothing (as in Fault.build, and proto3): it is read as no value.
     for name in _STR_MEMBERS:
-        if name in obj:
-            if isinstance(obj[name], str):
-                fields[name] = obj[name]
-                taken.add(name)
+        value = obj.get(name)
+        if isinstance(value, str):
+            if value:
+                fields[name] = value
+            taken.add(name)
+    for name in ("error", "message"):
+        if obj.get(name) == "":
+            taken.add(name)
     # Seed 000 and many vague bodies: {"error": "insufficient_funds", "message": "..."} or
     # {"error": "Too many requests, try again later"}. A code-shaped `error` is the code;
     # a sentence is the detail.
     error = obj.get("error")
-    if isinstance(error, str) and "code" not in fields:
+    if isinstance(error, str) and error and "code" not in fields:
         target = "code" if _CODE_SHAPE.fullmatch(error) else "detail"
         if target not in fields:
             fields[target] = error
             taken.add("error")
-    if "detail" not in fields and isinstance(obj.get("message"), str):
+    if "detail" not in fields and isinstance(obj.get("message"), str) and obj["message"]:
         fields["detail"] = obj["message"]
         taken.add("message")
 
@@ -189,8 +201,8 @@ def from_object(
         status = http_status
 
     grpc_name = obj.get("grpc_code")
-    if isinstance(grpc_name, str) and grpc_name in Code.__members__:
-        grpc_code = int(Code[grpc_name])
+    if isinstance(grpc_name, str) and grpc_name in CODE_BY_NAME:
+        grpc_code = CODE_BY_NAME[grpc_name]
         taken.add("grpc_code")
     elif status is not None:
         grpc_code = code_for_http(status)
@@ -238,12 +250,19 @@ def from_object(
         fields["alternatives_truncated"] = obj["alternatives_truncated"]
         taken.add("alternatives_truncated")
     metadata = obj.get("metadata")
-    if isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values()):
+    # A metadata key of a field's name (next_step, param, ...) would be overwritten by that
+    # field in an ErrorInfo: such a member is kept, verbatim, as an extension.
+    if (
+        isinstance(metadata, dict)
+        and all(isinstance(v, str) for v in metadata.values())
+        and not any(k in metadata for k in METADATA_RESERVED)
+    ):
         fields["metadata"] = metadata
         taken.add("metadata")
 
     details = obj.get("details")
-    if isinstance(details, list) and all(isinstance(d, dict) and isinstance(d.get("@type"), str) for d in details):
+    # An entry without "@type" is an untyped detail, as in the google dialects (and as it is written).
+    if isinstance(details, list) and all(isinstance(d, dict) and isinstance(d.get("@type", ""), str) for d in details):
         if len(details) > limits.max_details:
             raise DecodeError(f"{len(details)} details, over the limit of {limits.max_details} (Limits.max_details)")
         items = [item_from_json(d, limits) for d in details]
@@ -253,7 +272,7 @@ def from_object(
             if isinstance(item, ProblemInfo):
                 continue
             if isinstance(item, RetryInfo) and "retry_after_seconds" not in fields:
-                fields["retry_after_seconds"] = -(-item.retry_delay_nanos // 1_000_000_000)
+                fields["retry_after_seconds"] = seconds_from_nanos(item.retry_delay_nanos)  # capped
                 continue
             kept.append(item)
         fields["details"] = tuple(kept)
@@ -275,32 +294,121 @@ def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = 
 # --------------------------------------------------------------------------- encode
 
 
-def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
-    """The problem details object for a fault, members in errconv's fixed order."""
+# errconv's member for a field, and the aliases the decoder also reads it from, in the
+# order it reads them.
+_ALIASES = {
+    "code": ("error",),
+    "detail": ("message", "error"),
+    "next_step": ("class", "retryable"),
+    "retry_after_seconds": ("retry_after",),
+    "errors": ("invalid-params", "violations"),
+}
+_ALIASED = frozenset((*_ALIASES, *(a for names in _ALIASES.values() for a in names)))
+
+
+def _inferred(fault: Fault) -> NextStep:
+    """The next step the decoder infers for this fault's body when it states none."""
+    param = fault.param or next((v.field for v in fault.violations if v.field), None)
+    wait = "a delay in the body" if fault.retry_after_seconds is not None else None
+    return infer_next_step(fault.grpc_code, fault.status, param=param, wait_hint=wait)[0]
+
+
+def _make_room(out: dict[str, Any], fault: Fault, extensions: dict[str, Any]) -> None:
+    """Keep every extension writable beside errconv's members.
+
+    A decoded fault keeps a member of the wrong JSON type verbatim, as an extension
+    (`"code": 404` beside `"error": "not_found"`). When it sits on errconv's own member,
+    the field goes out under an alias the decoder reads instead, so both come back.
+    """
+    used: set[str] = set()
+    for member, aliases in _ALIASES.items():
+        if member not in out or member not in extensions:
+            continue
+        for alias in aliases:
+            if alias in extensions or alias in out or alias in used:
+                continue
+            value = out[member]
+            if alias == "error":
+                # `error` is read as the code when code-shaped, else as the detail when there is no code.
+                shaped = bool(_CODE_SHAPE.fullmatch(value))
+                if shaped != (member == "code") or (member == "detail" and "code" in out):
+                    continue
+            elif alias == "retryable":
+                # true is a wait; false a fix_request when a param is named, else a give_up.
+                if value == NextStep.WAIT:
+                    value = True
+                elif (value == NextStep.FIX_REQUEST) == ("param" in out):
+                    value = False
+                else:
+                    continue
+            del out[member]
+            out[alias] = value
+            used.add(alias)
+            break
+        else:
+            if member == "next_step" and _inferred(fault) == fault.next_step:
+                del out[member]  # read back as it was: inferred
+    if not fault.violations:
+        # No violations: say so under the first free name, or the decoder would read a later one as violations.
+        names = _ALIASES["errors"]
+        for i, name in enumerate(("errors", *names)):
+            if name not in extensions:
+                if extensions.keys() & set(names[i:]):
+                    out[name] = []
+                break
+
+
+def _status_members(fault: Fault, ext: dict[str, Any], status_line: bool) -> tuple[bool, bool]:
+    """Whether to write `status` and `grpc_code`.
+
+    Normally `status` always, and `grpc_code` when it is not the default for the status.
+    A decoded fault may keep a `status` or `grpc_code` member of the wrong type or value
+    verbatim, as an extension; then the status is left out when it can be had without
+    it: from the status line, or (with no status in the body) as the gRPC code's default.
+    """
+    need_code = fault.grpc_code != code_for_http(fault.status)
+    if status_line:
+        return "status" not in ext, need_code
+    if "status" not in ext and not (need_code and "grpc_code" in ext):
+        return True, need_code
+    if fault.status == http_for_code(fault.grpc_code) and (fault.grpc_code == Code.UNKNOWN or "grpc_code" not in ext):
+        return False, "grpc_code" not in ext  # read back: the named code, else UNKNOWN; the status its default
+    return True, need_code  # a clash either way: the extension is lost, and losses() names it
+
+
+def to_object(fault: Fault, *, keep_debug: bool = True, status_line: bool = False) -> dict[str, Any]:
+    """The problem details object for a fault, members in errconv's fixed order.
+
+    `status_line`: the body goes out in an HTTP response, whose status line carries the status.
+    """
     out: dict[str, Any] = {}
+    ext = fault.extensions
+    write_status, write_grpc_code = _status_members(fault, ext, status_line)
     if fault.type is not None:
         out["type"] = fault.type
     if fault.title is not None:
         out["title"] = fault.title
-    out["status"] = fault.status
+    if write_status:
+        out["status"] = fault.status
     for name in ("detail", "instance", "code", "domain"):
         value = getattr(fault, name)
         if value is not None:
             out[name] = value
-    if fault.grpc_code != code_for_http(fault.status):
+    if write_grpc_code:
         out["grpc_code"] = fault.grpc_code_name
     if fault.next_step is not None:
         out["next_step"] = str(fault.next_step)
     if fault.retry_after_seconds is not None:
-        out["retry_after_seconds"] = fault.retry_after_seconds
+        out["retry_after_seconds"] = capped_delay(fault.retry_after_seconds)
     if fault.param is not None:
         out["param"] = fault.param
     if fault.violations:
         out["errors"] = [_violation_to_json(v) for v in fault.violations]
     if fault.alternatives:
         out["alternatives"] = list(fault.alternatives)
-    if fault.alternatives_truncated:
-        out["alternatives_truncated"] = True
+    if fault.alternatives_truncated or (len(fault.alternatives) >= 3 and "alternatives_truncated" not in ext):
+        # A full list of three says whether it was cut, so a caller never has to guess.
+        out["alternatives_truncated"] = fault.alternatives_truncated
     for name in ("blocked_by", "unblock_with"):
         value = getattr(fault, name)
         if value is not None:
@@ -310,7 +418,9 @@ def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
     details = [item_to_json(d) for d in fault.details if keep_debug or d.__struct_config__.tag != "google.rpc.DebugInfo"]
     if details:
         out["details"] = details
-    for name, value in fault.extensions.items():
+    if ext.keys() & _ALIASED:
+        _make_room(out, fault, ext)
+    for name, value in ext.items():
         if name not in out:
             out[name] = value
     return out

@@ -41,7 +41,7 @@ def from_message(
 ) -> Fault:
     """A Fault from a google.rpc.Status message (what interceptors and trailers use)."""
     if len(status.details) > limits.max_details:
-        raise DecodeError(f"the Status has {len(status.details)} details, over the limit of {limits.max_details}")
+        raise DecodeError(f"the Status has {len(status.details)} details, over the limit of {limits.max_details} (Limits.max_details)")
     items = [item_from_any(d, limits) for d in status.details]
     code = valid_code(status.code) if grpc_code is None else grpc_code
     fields, stated, wait = fields_from_status(code, status.message if message is None else message, items)

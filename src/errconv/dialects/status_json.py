@@ -13,6 +13,7 @@ from ..fault import Fault
 from ..limits import DEFAULT_LIMITS, Limits
 from ._common import Hints, fields_from_status, finish, read_json, status_items, valid_code, write_json
 from ._details import item_from_json, item_to_json
+from ._typed import read_status_json
 
 __all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "looks_like"]
 
@@ -65,6 +66,11 @@ def from_object(
 
 def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = None) -> Fault:
     """A Fault from proto3 JSON of a google.rpc.Status."""
+    typed = read_status_json(data, limits)  # the usual shape, decoded typed; None for any other
+    if typed is not None:
+        code, message, items = typed
+        fields, stated, wait = fields_from_status(valid_code(code), message, items)
+        return finish(fields, stated, Hints(wait=wait), NAME)
     return from_object(read_json(data, limits, "the status-json body"), limits)
 
 

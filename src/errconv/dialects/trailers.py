@@ -9,7 +9,10 @@ The Python form is a list of (key, value) pairs: raw bytes for `-bin` keys, str
 otherwise. The text form has one `key: value` line each, `-bin` values in unpadded
 base64. Decoding takes either, and raw, padded or unpadded base64 values. When
 grpc-status and the Status inside disagree, grpc-status wins and the mismatch is
-recorded in `Fault.origin.notes`. Lossless for every Fault.
+recorded in `Fault.origin.notes`. Lossless for every Fault whose trailers fit
+`Limits.max_trailer_bytes` (gRPC's default limit on received metadata is 8 KiB);
+for a larger one the encoder drops what does not fit, in a fixed order (see
+`encode`), and `errconv.losses` names it.
 """
 
 from __future__ import annotations
@@ -18,14 +21,20 @@ import base64
 import binascii
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import msgspec
+from google.rpc import status_pb2
 
 from .._errors import DecodeError, shorten
 from ..codes import NextStep
-from ..fault import Fault
+from ..details import BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
+from ..fault import METADATA_RESERVED, Fault
 from ..limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
-from ._common import Hints, valid_code
-from .rpc_status import from_message, parse, to_message
+from ._common import Hints, status_items, valid_code
+from ._details import ProblemInfo, item_to_any, type_name
+from .rpc_status import from_message, parse
 
 __all__ = [
     "MEDIA_TYPE",
@@ -47,52 +56,226 @@ Pairs = list[tuple[str, str | bytes]]
 # Percent-Byte-Unencoded: space and VCHAR except "%".
 _UNENCODED = frozenset(range(0x20, 0x7F)) - {ord("%")}
 _PERCENT = re.compile(rb"%([0-9A-Fa-f]{2})")
+_DIGITS = re.compile(r"[0-9]{1,5}")  # ASCII only: "²".isdigit() is true and int("²") fails
 
 
 def percent_encode(text: str) -> str:
     """grpc-message encoding: UTF-8, then %XX for every byte outside space..~ and for "%".
 
+    A space at either end is encoded too: an HTTP/2 field value must not start or
+    end with whitespace (RFC 9113 8.2.1), and the text form strips it.
+
     >>> percent_encode("naïve 100% ✓")
     'na%C3%AFve 100%25 %E2%9C%93'
+    >>> percent_encode(" padded ")
+    '%20padded%20'
     """
     raw = text.encode("utf-8", "replace")
-    if all(b in _UNENCODED for b in raw):
+    # Nothing to encode when deleting every unencoded byte leaves nothing (at C speed).
+    if not raw.translate(None, _UNENCODED_BYTES) and raw[:1] != b" " and raw[-1:] != b" ":
         return text
-    return "".join(chr(b) if b in _UNENCODED else f"%{b:02X}" for b in raw)
+    out = [chr(b) if b in _UNENCODED else f"%{b:02X}" for b in raw]
+    for end in (0, -1):
+        if out and out[end] == " ":
+            out[end] = "%20"
+    return "".join(out)
 
 
 def percent_decode(value: str | bytes) -> str:
     """Decode grpc-message leniently: a broken %-sequence stays as it is, never an error."""
-    raw = value.encode("utf-8", "surrogateescape") if isinstance(value, str) else bytes(value)
+    if isinstance(value, str):
+        try:
+            raw = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate that is no smuggled byte
+            raw = value.encode("utf-8", "replace")
+    else:
+        raw = bytes(value)
     return _PERCENT.sub(lambda m: bytes([int(m.group(1), 16)]), raw).decode("utf-8", "replace")
 
 
 def _b64(value: str | bytes) -> bytes:
     text = value.decode("ascii", "replace") if isinstance(value, bytes) else value
-    out = b""
+    out = []
     # Repeated -bin headers may arrive joined by ","; each part is its own base64 value.
     for part in text.split(","):
         part = part.strip()
         try:
-            out += base64.b64decode(part + "=" * (-len(part) % 4), validate=True)
+            out.append(base64.b64decode(part + "=" * (-len(part) % 4), validate=True))
         except (binascii.Error, ValueError):
             raise DecodeError(f"{DETAILS_KEY} is not base64: {shorten(part)}") from None
-    return out
+    return b"".join(out)  # joined once: += in the loop is quadratic in the number of parts
 
 
-def encode(fault: Fault) -> Pairs:
-    """Trailers for a fault, in the form grpcio's abort and set_trailing_metadata take."""
-    status = to_message(fault)
-    pairs: Pairs = [("grpc-status", str(fault.grpc_code))]
-    if status.message:
-        pairs.append(("grpc-message", percent_encode(status.message)))
-    pairs.append((DETAILS_KEY, status.SerializeToString(deterministic=True)))
+def encode(fault: Fault, *, limits: Limits = DEFAULT_LIMITS) -> Pairs:
+    """Trailers for a fault, in the form grpcio's abort and set_trailing_metadata take.
+
+    The trailers stay within `limits.max_trailer_bytes`, counted as HPACK and gRPC's
+    metadata limit count them (name, value as sent with `-bin` values in unpadded
+    base64, 32 bytes an entry). A fault that does not fit loses, in this order and
+    only until it fits: DebugInfo; its other details, last first; the bulky parts of
+    errconv.v1.Problem (type, title, instance, alternatives, extensions); the
+    violations (BadRequest); the end of the message (cut, with "…"); the rest of
+    errconv.v1.Problem; ErrorInfo's domain and metadata other than next_step, param,
+    blocked_by and unblock_with; grpc-status-details-bin altogether; last the message.
+    grpc-status and grpc-retry-pushback-ms always go out. `errconv.losses(fault,
+    "grpc")` names what was dropped.
+    """
+    message, items = status_items(fault)
+    pushback: list[tuple[str, str | bytes]] = []
     if fault.next_step == NextStep.WAIT:
         if fault.retry_after_seconds is not None:
-            pairs.append((PUSHBACK_KEY, str(min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS) * 1000)))
+            pushback.append((PUSHBACK_KEY, str(max(0, min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS)) * 1000)))
     elif fault.next_step is not None:
-        pairs.append((PUSHBACK_KEY, "-1"))
+        pushback.append((PUSHBACK_KEY, "-1"))
+    fit = _Fit(fault.grpc_code, message, [item_to_any(i) for i in items], items, limits.max_trailer_bytes - _size(pushback))
+    fit.shrink()
+    pairs: Pairs = [("grpc-status", str(fault.grpc_code))]
+    if fit.message:
+        pairs.append(("grpc-message", percent_encode(fit.message)))
+    if fit.anys is not None:
+        status = status_pb2.Status(code=fault.grpc_code, message=fit.message, details=fit.anys)
+        pairs.append((DETAILS_KEY, status.SerializeToString(deterministic=True)))
+    pairs.extend(pushback)
     return pairs
+
+
+_ENTRY_OVERHEAD = 32  # RFC 7541 4.1: an entry's size is its name, its value and 32
+_UNENCODED_BYTES = bytes(sorted(_UNENCODED))
+
+
+def _percent_len(raw: bytes) -> int:
+    """len(percent_encode(text)) for text's UTF-8 bytes, counted at C speed."""
+    if not raw:
+        return 0
+    escaped = len(raw.translate(None, _UNENCODED_BYTES))
+    ends = (raw[:1] == b" ") + (len(raw) > 1 and raw[-1:] == b" ")
+    return len(raw) + 2 * (escaped + ends)
+
+
+def _size(pairs: Iterable[tuple[str, str | bytes]]) -> int:
+    return sum(len(k) + _wire_len(k, v) + _ENTRY_OVERHEAD for k, v in pairs)
+
+
+def _wire_len(key: str, value: str | bytes) -> int:
+    return -(-len(value) * 4 // 3) if key.endswith("-bin") else len(value)
+
+
+def _varint_len(n: int) -> int:
+    return max(1, (n.bit_length() + 6) // 7)
+
+
+def _field_len(n: int) -> int:
+    """Bytes of a length-delimited field of `n` bytes with a one-byte tag."""
+    return 1 + _varint_len(n) + n
+
+
+class _Fit:
+    """The Status of a fault cut down, step by step, to fit a trailer budget."""
+
+    def __init__(self, code: int, message: str, anys: list[Any], items: list[Any], budget: int) -> None:
+        self.code = code
+        self.anys: list[Any] | None = anys
+        self.items = items
+        self.budget = budget
+        self.sizes = [a.ByteSize() for a in anys]
+        self.set_message(message)
+
+    def set_message(self, message: str) -> None:
+        self.message = message
+        raw = message.encode("utf-8", "replace")
+        self.raw_len = len(raw)  # its size in Status.message
+        self.sent_len = _percent_len(raw)  # and in grpc-message
+
+    def total(self) -> int:
+        size = len("grpc-status") + len(str(self.code)) + _ENTRY_OVERHEAD
+        if self.message:
+            size += len("grpc-message") + self.sent_len + _ENTRY_OVERHEAD
+        if self.anys is not None:
+            status = (1 + _varint_len(self.code) if self.code else 0) + (_field_len(self.raw_len) if self.message else 0)
+            status += sum(_field_len(n) for n in self.sizes)
+            size += len(DETAILS_KEY) + -(-status * 4 // 3) + _ENTRY_OVERHEAD
+        return size
+
+    def fits(self) -> bool:
+        return self.total() <= self.budget
+
+    def drop(self, keep: Callable[[int, Any], bool]) -> None:
+        kept = [i for i, item in enumerate(self.items) if keep(i, item)]
+        self.items = [self.items[i] for i in kept]
+        self.anys = [self.anys[i] for i in kept]  # type: ignore[index]
+        self.sizes = [self.sizes[i] for i in kept]
+
+    def replace(self, index: int, item: Any) -> None:
+        self.items[index] = item
+        self.anys[index] = item_to_any(item)  # type: ignore[index]
+        self.sizes[index] = self.anys[index].ByteSize()  # type: ignore[index]
+
+    def shrink(self) -> None:
+        if self.fits():
+            return
+        # The first ErrorInfo, RetryInfo and BadRequest, and the Problem, hold the fault's
+        # own fields; the rest are its details.
+        own: set[int] = set()
+        seen: set[type] = set()
+        for item in self.items:
+            if isinstance(item, (ErrorInfo, RetryInfo, BadRequest, ProblemInfo)) and type(item) not in seen:
+                seen.add(type(item))
+                own.add(id(item))
+        self.drop(lambda i, item: id(item) in own or not _is_debug(item))
+        while not self.fits():
+            details = [i for i, item in enumerate(self.items) if id(item) not in own]
+            if not details:
+                break
+            self.drop(lambda i, item, last=details[-1]: i != last)
+        if self.fits():
+            return
+        problem = next((i for i, item in enumerate(self.items) if isinstance(item, ProblemInfo)), None)
+        if problem is not None:
+            p = self.items[problem]
+            self.replace(problem, msgspec.structs.replace(p, type="", title="", instance="", alternatives=(), alternatives_truncated=False, extensions={}))
+            if self.fits():
+                return
+        self.drop(lambda i, item: not isinstance(item, BadRequest))
+        if self.fits():
+            return
+        self._shorten_message()
+        if self.fits():
+            return
+        self.drop(lambda i, item: not isinstance(item, ProblemInfo))
+        if self.fits():
+            return
+        info = next((i for i, item in enumerate(self.items) if isinstance(item, ErrorInfo)), None)
+        if info is not None:
+            e = self.items[info]
+            kept = {k: v for k, v in e.metadata.items() if k in METADATA_RESERVED and len(v) <= 256}
+            self.replace(info, ErrorInfo(reason=e.reason, metadata=kept))
+            if self.fits():
+                return
+        self.anys = None
+        self.sizes = []
+        if not self.fits():
+            self._shorten_message()
+        if not self.fits():
+            self.set_message("")
+
+    def _shorten_message(self) -> None:
+        """The longest start of the message (with "…") that fits, found by halving."""
+        text = self.message[: self.budget]  # a character costs a byte at least: no longer start fits
+        low, high = 0, len(text)
+        while low < high:
+            mid = (low + high + 1) // 2
+            self.set_message(text[:mid] + "…")
+            if self.fits():
+                low = mid
+            else:
+                high = mid - 1
+        self.set_message(text[:low] + "…" if low else "")
+
+
+def _is_debug(item: Any) -> bool:
+    if isinstance(item, RawDetail):
+        return type_name(item.type_url) == "google.rpc.DebugInfo"
+    return isinstance(item, DebugInfo)
 
 
 def to_text(pairs: Iterable[tuple[str, str | bytes]]) -> bytes:
@@ -137,6 +320,7 @@ def decode(
     else:
         pairs = data
     values: dict[str, str | bytes] = {}
+    total = 0
     for pair in pairs:
         try:
             key, value = pair
@@ -146,6 +330,9 @@ def decode(
             key = key.decode("ascii", "replace")
         if not isinstance(key, str) or not isinstance(value, (str, bytes)):
             raise DecodeError(f"trailers are (key, value) pairs of text, got {shorten(pair)}")
+        total += len(key) + len(value)
+        if total > limits.max_bytes:
+            raise DecodeError(f"the trailers are over the limit of {limits.max_bytes} bytes (Limits.max_bytes)")
         values.setdefault(key.lower(), value)
 
     hints = Hints()
@@ -153,7 +340,7 @@ def decode(
     grpc_code: int | None = None
     if raw_status is not None:
         text = raw_status.decode("ascii", "replace") if isinstance(raw_status, bytes) else raw_status
-        grpc_code = valid_code(int(text)) if text.strip().isdigit() and len(text) < 6 else 2
+        grpc_code = valid_code(int(text)) if _DIGITS.fullmatch(text.strip()) else 2
     else:
         hints.notes.append("no grpc-status trailer; UNKNOWN assumed")
         grpc_code = 2
@@ -162,7 +349,7 @@ def decode(
     pushback = values.get(PUSHBACK_KEY)
     if pushback is not None:
         text = pushback.decode("ascii", "replace") if isinstance(pushback, bytes) else pushback
-        if re.fullmatch(r"\d{1,10}", text.strip()):
+        if re.fullmatch(r"[0-9]{1,10}", text.strip()):
             hints.wait = PUSHBACK_KEY
             hints.delay = min(math.ceil(int(text) / 1000), MAX_RETRY_AFTER_SECONDS)
         else:

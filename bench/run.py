@@ -1,0 +1,454 @@
+#!/usr/bin/env python
+"""errconv benchmarks: ratios measured side by side in one process.
+
+    python bench/run.py                          # about a minute on two cores
+    python bench/run.py --iterations 200 --repeats 3 --output /tmp/quick.json
+    python bench/run.py --compare bench/results-before.json
+
+Every figure is a median over `--repeats` rounds. In each round every function
+runs `--iterations` times in turn (garbage collection off while a loop runs, as
+timeit does, and timed in process CPU time), so whatever the machine is doing
+weighs on all of them alike, and each ratio is the median of the ratios taken
+within a round.
+
+What is measured, for the golden cases in CASES:
+
+- decode, encode and convert per second, for every dialect and every ordered pair
+  of DIALECTS (`convert(data, to, source)` with the source named);
+- the floor: `msgspec.json.decode` + `msgspec.json.encode` of the input bytes, and
+  every JSON-to-JSON conversion as a multiple of it (target: at most 4x);
+- the usual alternative (json + google.protobuf.json_format, bench/alternatives.py)
+  against errconv on the same conversion (target: errconv at least 6x faster);
+- google-api-core's `from_http_response` on a Google error response against
+  `errconv.decode(..., "http")` on the same response (target: at least 8x faster);
+- Status bytes -> problem JSON and back;
+- memory: the peak bytes tracemalloc sees allocated during one conversion.
+
+The results go to `--output` as JSON (bench/results.json by default, not
+committed); `--compare` prints the change against an earlier results file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import pathlib
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from functools import partial
+from importlib import metadata
+from typing import Any
+
+import msgspec
+
+import errconv
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import alternatives  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "golden"
+CASES = ("rate_limited", "validation_failed", "quota_failure")
+DIALECTS = ("problem", "google", "status-json", "status", "grpc", "stripe", "http+problem")
+JSON_DIALECTS = ("problem", "google", "status-json", "stripe")
+STATUS_PATH = (("status", "problem"), ("problem", "status"))
+TARGETS = {
+    "floor": "JSON-to-JSON convert at most 4x the msgspec floor",
+    "json_format": "errconv at least 6x faster than json + json_format",
+    "api_core": "errconv.decode(http) at least 8x faster than api_core.from_http_response",
+}
+DEFAULT_OUTPUT = ROOT / "bench" / "results.json"
+
+Fn = Callable[[], Any]
+
+
+def source_name(dialect: str) -> str:
+    """The name `decode` takes for what `dialect` writes (every http+ body reads as `http`)."""
+    return "http" if dialect.startswith("http+") else dialect
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def inputs(case: str) -> dict[str, Any]:
+    """What each dialect writes for a golden case (grpc as the pairs grpcio hands over)."""
+    fault = errconv.Fault.from_json((GOLDEN / case / "fault.json").read_bytes())
+    out = {d: errconv.encode(fault, d) for d in DIALECTS}
+    out["http+google"] = errconv.encode(fault, "http+google")
+    return out
+
+
+def functions(case: str) -> dict[str, Fn]:
+    """Every timed function of one case, by a stable key (`kind:detail`)."""
+    data = inputs(case)
+    fault = errconv.decode(data["problem"], "problem")
+    fns: dict[str, Fn] = {}
+    for d in DIALECTS:
+        fns[f"decode:{d}"] = partial(errconv.decode, data[d], source_name(d))
+        fns[f"encode:{d}"] = partial(errconv.encode, fault, d)
+    for d in JSON_DIALECTS:
+        fns[f"floor:{d}"] = partial(_floor, data[d])
+    for a in DIALECTS:
+        for b in DIALECTS:
+            fns[f"convert:{a}->{b}"] = partial(errconv.convert, data[a], b, source_name(a))
+    for (a, b), alt in alternatives.CONVERSIONS.items():
+        fns[f"json_format:{a}->{b}"] = partial(alt, data[a])
+    for (a, b), alt in alternatives.PROTOBUF.items():
+        fns[f"protobuf:{a}->{b}"] = partial(alt, data[a])
+    response = alternatives.api_core_response(data["http+google"])
+    fns["api_core:from_http_response"] = partial(alternatives.from_http_response, response)
+    fns["api_core:errconv"] = partial(errconv.decode, data["http+google"], "http")
+    return fns
+
+
+def _floor(data: bytes) -> bytes:
+    return msgspec.json.encode(msgspec.json.decode(data))
+
+
+def check(case: str) -> None:
+    """Every alternative did the same work errconv did (same codes, same delay), or the ratio means nothing."""
+    data = inputs(case)
+    want = errconv.decode(data["problem"], "problem")
+    for (a, b), alt in {**alternatives.CONVERSIONS, **alternatives.PROTOBUF}.items():
+        got = errconv.decode(alt(data[a]), b)
+        if (got.grpc_code, got.retry_after_seconds, got.detail or got.title) != (
+            want.grpc_code,
+            want.retry_after_seconds,
+            want.detail or want.title,
+        ):
+            raise AssertionError(f"{case}: the json_format {a}->{b} conversion lost meaning: {got!r}")
+    exc = alternatives.from_http_response(alternatives.api_core_response(data["http+google"]))
+    if exc.code != want.status:
+        raise AssertionError(f"{case}: api_core read status {exc.code}, want {want.status}")
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def per_call(fn: Fn, iterations: int) -> float:
+    """CPU seconds per call of `fn`, over `iterations` calls, gc off as in timeit.
+
+    CPU time of this process, not wall time: on a shared two-core machine another
+    process taking the core would otherwise count against whichever function was
+    running. The code measured is single-threaded, so the two agree on a quiet machine.
+    """
+    loop = range(iterations)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        start = time.process_time()
+        for _ in loop:
+            fn()
+        return (time.process_time() - start) / iterations
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def rounds(fns: dict[str, Fn], iterations: int, repeats: int) -> dict[str, list[float]]:
+    """`repeats` rounds; in each, every function runs `iterations` times in turn."""
+    for fn in fns.values():  # warm up: caches, first-call imports
+        for _ in range(3):
+            fn()
+    samples: dict[str, list[float]] = {key: [] for key in fns}
+    for _ in range(repeats):
+        for key, fn in fns.items():
+            samples[key].append(per_call(fn, iterations))
+    return samples
+
+
+def ratio(samples: dict[str, list[float]], slow: str, fast: str) -> float:
+    """The median over rounds of time(slow) / time(fast), each pair from one round."""
+    return statistics.median(s / f for s, f in zip(samples[slow], samples[fast]))
+
+
+def peak_bytes(fn: Fn) -> int:
+    """Peak bytes allocated during one call (tracemalloc must be tracing)."""
+    fn()  # anything cached on a first call stays out of the figure
+    gc.collect()
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    result = fn()
+    peak = tracemalloc.get_traced_memory()[1] - before
+    del result
+    return peak
+
+
+# --------------------------------------------------------------------------- one case
+
+
+def run_case(case: str, iterations: int, repeats: int) -> dict[str, Any]:
+    check(case)
+    fns = functions(case)
+    samples = rounds(fns, iterations, repeats)
+    median = {key: statistics.median(values) for key, values in samples.items()}
+
+    def per_second(key: str) -> float:
+        return 1.0 / median[key]
+
+    result: dict[str, Any] = {
+        "decode": {d: per_second(f"decode:{d}") for d in DIALECTS},
+        "encode": {d: per_second(f"encode:{d}") for d in DIALECTS},
+        "convert": {f"{a}->{b}": per_second(f"convert:{a}->{b}") for a in DIALECTS for b in DIALECTS},
+        "floor": {
+            "per_second": {d: per_second(f"floor:{d}") for d in JSON_DIALECTS},
+            "ratio": {
+                f"{a}->{b}": ratio(samples, f"convert:{a}->{b}", f"floor:{a}") for a in JSON_DIALECTS for b in JSON_DIALECTS
+            },
+        },
+        "json_format": {
+            f"{a}->{b}": {
+                "errconv_per_second": per_second(f"convert:{a}->{b}"),
+                "json_format_per_second": per_second(f"json_format:{a}->{b}"),
+                "speedup": ratio(samples, f"json_format:{a}->{b}", f"convert:{a}->{b}"),
+            }
+            for a, b in alternatives.CONVERSIONS
+        },
+        "api_core": {
+            "errconv_per_second": per_second("api_core:errconv"),
+            "api_core_per_second": per_second("api_core:from_http_response"),
+            "speedup": ratio(samples, "api_core:from_http_response", "api_core:errconv"),
+        },
+        "status_path": {
+            f"{a}->{b}": {
+                "errconv_per_second": per_second(f"convert:{a}->{b}"),
+                "protobuf_per_second": per_second(f"protobuf:{a}->{b}"),
+                "speedup": ratio(samples, f"protobuf:{a}->{b}", f"convert:{a}->{b}"),
+            }
+            for a, b in STATUS_PATH
+        },
+    }
+    tracemalloc.start()
+    try:
+        memory = {f"convert:{a}->{b}": peak_bytes(fns[f"convert:{a}->{b}"]) for a in DIALECTS for b in DIALECTS}
+        memory.update({f"floor:{d}": peak_bytes(fns[f"floor:{d}"]) for d in JSON_DIALECTS})
+        memory.update({f"json_format:{a}->{b}": peak_bytes(fns[f"json_format:{a}->{b}"]) for a, b in alternatives.CONVERSIONS})
+        memory.update({f"protobuf:{a}->{b}": peak_bytes(fns[f"protobuf:{a}->{b}"]) for a, b in alternatives.PROTOBUF})
+        memory["api_core:from_http_response"] = peak_bytes(fns["api_core:from_http_response"])
+        memory["api_core:errconv"] = peak_bytes(fns["api_core:errconv"])
+    finally:
+        tracemalloc.stop()
+    result["memory"] = memory
+    return result
+
+
+# --------------------------------------------------------------------------- the whole run
+
+
+def machine() -> dict[str, Any]:
+    from google.protobuf.internal import api_implementation
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = {}
+    for package in ("errconv", "msgspec", "protobuf", "googleapis-common-protos", "google-api-core"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "platform": platform.platform(),
+        "protobuf_backend": api_implementation.Type(),
+        "versions": versions,
+    }
+
+
+def targets(cases: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each target with its worst case over every case and pair, and whether it holds."""
+    floor = max(
+        ((r, f"{case} {pair}") for case, res in cases.items() for pair, r in res["floor"]["ratio"].items()),
+    )
+    fmt = min(
+        ((v["speedup"], f"{case} {pair}") for case, res in cases.items() for pair, v in res["json_format"].items()),
+    )
+    api = min((res["api_core"]["speedup"], case) for case, res in cases.items())
+    return {
+        "floor": {"target": TARGETS["floor"], "limit": 4.0, "worst": floor[0], "where": floor[1], "holds": floor[0] <= 4.0},
+        "json_format": {"target": TARGETS["json_format"], "limit": 6.0, "worst": fmt[0], "where": fmt[1], "holds": fmt[0] >= 6.0},
+        "api_core": {"target": TARGETS["api_core"], "limit": 8.0, "worst": api[0], "where": api[1], "holds": api[0] >= 8.0},
+    }
+
+
+def run(iterations: int = 2000, repeats: int = 7, cases: tuple[str, ...] = CASES) -> dict[str, Any]:
+    """Run the whole benchmark and return its results (what --output holds)."""
+    started = time.perf_counter()
+    per_case = {case: run_case(case, iterations, repeats) for case in cases}
+    return {
+        "machine": machine(),
+        "settings": {"iterations": iterations, "repeats": repeats, "cases": list(cases)},
+        "seconds": round(time.perf_counter() - started, 1),
+        "targets": targets(per_case),
+        "cases": per_case,
+    }
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _k(per_second: float) -> str:
+    return f"{per_second / 1000:,.0f}k" if per_second >= 10_000 else f"{per_second / 1000:,.1f}k"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def report(results: dict[str, Any]) -> str:
+    """The results as Markdown tables (what the README shows)."""
+    m, s = results["machine"], results["settings"]
+    out = [
+        f"Machine: {m['cores']} cores ({m['cpu']}), {m['python']}, protobuf {m['versions']['protobuf']} "
+        f"({m['protobuf_backend']} backend), msgspec {m['versions']['msgspec']}, "
+        f"google-api-core {m['versions']['google-api-core']}.",
+        f"Median of {s['repeats']} rounds of {s['iterations']} calls each; the run took {results['seconds']} s.",
+        "",
+        "**Targets** (worst case over every case and pair)",
+        "",
+    ]
+    rows = []
+    for t in results["targets"].values():
+        unit = f"{t['worst']:.2f}x"
+        rows.append([t["target"], unit, t["where"], "holds" if t["holds"] else "**MISSED**"])
+    out += _table(["target", "worst", "where", "status"], rows)
+    cases = results["cases"]
+
+    out += ["", "**Decode and encode per second**, by dialect and case", ""]
+    header = ["dialect"] + [f"decode {c}" for c in cases] + [f"encode {c}" for c in cases]
+    rows = [
+        [d] + [_k(cases[c]["decode"][d]) for c in cases] + [_k(cases[c]["encode"][d]) for c in cases] for d in DIALECTS
+    ]
+    out += _table(header, rows)
+
+    for case, res in cases.items():
+        out += ["", f"**Conversions per second, {case}** (rows: from, columns: to)", ""]
+        rows = [[a] + [_k(res["convert"][f"{a}->{b}"]) for b in DIALECTS] for a in DIALECTS]
+        out += _table(["from \\ to", *DIALECTS], rows)
+
+    out += ["", "**JSON-to-JSON convert as a multiple of the floor** (msgspec decode + encode of the input; target <= 4x)", ""]
+    header = ["case", "from", "floor/s"] + [f"to {b}" for b in JSON_DIALECTS]
+    rows = []
+    for case, res in cases.items():
+        for a in JSON_DIALECTS:
+            rows.append(
+                [case, a, _k(res["floor"]["per_second"][a])] + [f"{res['floor']['ratio'][f'{a}->{b}']:.2f}x" for b in JSON_DIALECTS]
+            )
+    out += _table(header, rows)
+
+    out += ["", "**errconv against json + json_format** (speedup = json_format time / errconv time; target >= 6x)", ""]
+    header = ["conversion"] + [f"{c}" for c in cases]
+    pairs = list(next(iter(cases.values()))["json_format"])
+    rows = []
+    for pair in pairs:
+        cells = []
+        for c in cases:
+            v = cases[c]["json_format"][pair]
+            cells.append(f"{v['speedup']:.1f}x ({_k(v['errconv_per_second'])} vs {_k(v['json_format_per_second'])})")
+        rows.append([pair, *cells])
+    out += _table(header, rows)
+
+    out += ["", "**errconv.decode(http) against google-api-core from_http_response** (same Google error response; target >= 8x)", ""]
+    rows = []
+    for c, res in cases.items():
+        a = res["api_core"]
+        rows.append([c, _k(a["errconv_per_second"]), _k(a["api_core_per_second"]), f"{a['speedup']:.1f}x"])
+    out += _table(["case", "errconv/s", "api_core/s", "speedup"], rows)
+
+    out += [
+        "",
+        "**Status bytes -> problem JSON and back**, per second (beside: the same written with the protobuf "
+        "classes, `FromString`/`Unpack`/`Pack`, and the speedup; no target)",
+        "",
+    ]
+    rows = []
+    for c, res in cases.items():
+        cells = []
+        for a, b in STATUS_PATH:
+            v = res["status_path"][f"{a}->{b}"]
+            cells.append(f"{_k(v['errconv_per_second'])} (protobuf {_k(v['protobuf_per_second'])}, {v['speedup']:.1f}x)")
+        rows.append([c, *cells])
+    out += _table(["case", *(f"{a} -> {b}" for a, b in STATUS_PATH)], rows)
+
+    out += ["", "**Memory**: peak bytes allocated during one call (tracemalloc)", ""]
+    keys = [
+        ("floor:google", "floor (google)"),
+        ("convert:google->problem", "errconv google -> problem"),
+        ("json_format:google->problem", "json_format google -> problem"),
+        ("convert:problem->google", "errconv problem -> google"),
+        ("json_format:problem->google", "json_format problem -> google"),
+        ("convert:status->problem", "errconv status -> problem"),
+        ("protobuf:status->problem", "protobuf status -> problem"),
+        ("convert:problem->status", "errconv problem -> status"),
+        ("protobuf:problem->status", "protobuf problem -> status"),
+        ("api_core:errconv", "errconv decode http+google"),
+        ("api_core:from_http_response", "api_core from_http_response"),
+    ]
+    rows = [[label, *(f"{cases[c]['memory'][key]:,}" for c in cases)] for key, label in keys]
+    out += _table(["call", *cases], rows)
+    return "\n".join(out) + "\n"
+
+
+def compare(new: dict[str, Any], old: dict[str, Any]) -> str:
+    """How the targets and every conversion moved since an earlier run (new / old throughput)."""
+    out = ["", "**Against the earlier run**", ""]
+    rows = []
+    for name, t in new["targets"].items():
+        before = old.get("targets", {}).get(name)
+        rows.append([t["target"], f"{before['worst']:.2f}x" if before else "-", f"{t['worst']:.2f}x"])
+    out += _table(["target", "before", "now"], rows)
+    changes = []
+    for case, res in new["cases"].items():
+        prev = old.get("cases", {}).get(case)
+        if not prev:
+            continue
+        for pair, ops in res["convert"].items():
+            if pair in prev["convert"]:
+                changes.append(ops / prev["convert"][pair])
+    if changes:
+        out += [
+            "",
+            f"convert throughput now / before over {len(changes)} case-pairs: median {statistics.median(changes):.2f}x, "
+            f"min {min(changes):.2f}x, max {max(changes):.2f}x",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--iterations", "-n", type=int, default=2000, help="calls per function per round (default 2000)")
+    parser.add_argument("--repeats", "-r", type=int, default=7, help="rounds; figures are medians (default 7)")
+    parser.add_argument("--output", "-o", type=pathlib.Path, default=DEFAULT_OUTPUT, help="results JSON (default bench/results.json)")
+    parser.add_argument("--compare", type=pathlib.Path, help="an earlier results JSON to compare against")
+    parser.add_argument("--case", action="append", choices=CASES, help="only this golden case (repeatable)")
+    args = parser.parse_args(argv)
+    if args.iterations < 1 or args.repeats < 1:
+        parser.error("--iterations and --repeats must be at least 1")
+    results = run(args.iterations, args.repeats, tuple(args.case or CASES))
+    text = report(results)
+    if args.compare is not None:
+        text += compare(results, json.loads(args.compare.read_text()))
+    print(text, end="")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nresults written to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,676 @@
+"""The contract review of seed 004, over a catalog of error bodies in any dialect.
+
+Decoding is liberal: any real-world body reads into a Fault. `lint` says what the
+body should have said and did not. Each finding names a rule, a severity, the file,
+and a JSON Pointer (RFC 6901) to the offending member. For a whole HTTP response the
+pointer is into the response seen as `{"status", "headers", "body"}` (so
+`/headers/retry-after`, `/body/next_step`); for gRPC trailers into the trailers seen
+as an object, whose `grpc-status-details-bin` holds the Status in proto3 JSON; for
+`status` bytes into the Status in proto3 JSON. `errconv lint --list-rules` prints
+the table below.
+
+>>> [f.rule for f in lint_body(b'{"status": 503, "next_step": "wait", "detail": "try again later"}')]
+['wait-without-delay', 'code-missing', 'retry-promised-in-prose']
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import glob
+import math
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ._errors import DecodeError, shorten
+from .codes import Code, NextStep
+from .dialects import detect, get, google_error, status_json, stripe_error
+from .dialects._common import read_json
+from .dialects._details import item_from_any, item_to_json
+from .dialects.http_response import parse_response
+from .dialects.rpc_status import parse as parse_status
+from .dialects.trailers import from_text as trailers_from_text
+from .fault import MAX_ALTERNATIVES, REASON_MAX, REASON_RE, Fault
+from .limits import DEFAULT_LIMITS, Limits
+from .retry_after import parse_http_date, parse_retry_after
+
+__all__ = ["ERROR", "RULES", "WARNING", "Finding", "LintReport", "Rule", "expand_paths", "lint_body", "lint_paths"]
+
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One check: its id, its severity, and what it looks for."""
+
+    id: str
+    severity: str
+    summary: str
+
+
+RULES: dict[str, Rule] = {
+    r.id: r
+    for r in (
+        Rule("unreadable", ERROR, "the file is not an error body errconv can read"),
+        Rule("wait-without-delay", ERROR, "a wait that says nowhere how long (no retry_after_seconds, RetryInfo or Retry-After)"),
+        Rule("retry-promised-in-prose", ERROR, "a message that promises a retry (\"try again later\") while no field says when"),
+        Rule("delay-not-whole-seconds", ERROR, "a delay that is not a whole, non-negative number of seconds"),
+        Rule("delay-mismatch", ERROR, "two delays in one response that disagree (body and Retry-After, RetryInfo and pushback)"),
+        Rule("fix-without-param", ERROR, "a fix_request that does not name the parameter at fault"),
+        Rule("too-many-alternatives", ERROR, "more than three alternatives (send the nearest three and alternatives_truncated)"),
+        Rule("next-step-on-success", ERROR, "a next step on a response that is not an error"),
+        Rule("status-mismatch", ERROR, "a status in the body that differs from the HTTP status or grpc-status"),
+        Rule("aip193-errorinfo-missing", ERROR, "a google.rpc.Status without an ErrorInfo (AIP-193: every error must carry one)"),
+        Rule("aip193-reason", ERROR, "an ErrorInfo.reason that is not UPPER_SNAKE_CASE [A-Z][A-Z0-9_]+[A-Z0-9] of at most 63 characters"),
+        Rule("aip193-metadata-key", ERROR, "an ErrorInfo.metadata key that is not [a-z][a-zA-Z0-9-_]+ of at most 64 characters"),
+        Rule("aip193-duplicate-detail", ERROR, "two details of the same type in one Status (AIP-193: each type at most once)"),
+        Rule("alternatives-truncation-unstated", WARNING, "three alternatives, the most allowed, and no alternatives_truncated to say whether more exist"),
+        Rule("delay-said-once", WARNING, "a delay in the body or in Retry-After but not both (many clients read only one)"),
+        Rule("retry-after-date", WARNING, "Retry-After as an HTTP-date: it depends on two clocks agreeing; send delay-seconds"),
+        Rule("delay-unseen", WARNING, "a wait in a bare Stripe body, which has no home for a delay: it must travel in Retry-After"),
+        Rule("wait-on-bug", WARNING, "a wait on INTERNAL, UNKNOWN or DATA_LOSS (AIP-194: a bug does not clear with time)"),
+        Rule("every-5xx-wait", WARNING, "every 5xx in the catalog is a wait, a 500 or 501 among them (AIP-194: INTERNAL and UNKNOWN are give_up)"),
+        Rule("extension-member-name", WARNING, "an RFC 9457 extension member name that is not a letter then letters, digits or _, 3 or more long"),
+        Rule("next-step-unstated", WARNING, "no next_step in the body: the caller is left to infer it from the status"),
+        Rule("code-missing", WARNING, "no stable code a client can switch on"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One contract violation in one file."""
+
+    file: str
+    pointer: str
+    rule: str
+    severity: str
+    message: str
+
+    def __str__(self) -> str:
+        # RFC 6901 section 6: a pointer as a URI fragment; the root is the file itself.
+        where = f"{self.file}#{self.pointer}" if self.pointer else self.file
+        return f"{where}: {self.severity} {self.rule}: {self.message}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"file": self.file, "pointer": self.pointer, "rule": self.rule, "severity": self.severity, "message": self.message}
+
+
+@dataclass
+class LintReport:
+    """What `lint_paths` found: the files read and the findings, in file order."""
+
+    files: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == WARNING)
+
+
+# --------------------------------------------------------------------------- reading a file
+
+
+@dataclass
+class _Doc:
+    """One file as lint sees it: the decoded fault and the raw document behind it."""
+
+    fault: Fault
+    kind: str  # what the body is: problem, google, stripe, status, vague, fault
+    body: Any  # the body as a JSON value (a Status as proto3 JSON)
+    at: str = ""  # the pointer of the body inside the whole document
+    headers: dict[str, str] | None = None  # an HTTP response's, lower-case names
+    http_status: int | None = None
+    trailers: dict[str, Any] | None = None  # gRPC trailers, the Status view under grpc-status-details-bin
+
+    @property
+    def main(self) -> dict[str, Any] | None:
+        """The object that holds the error's members (Google and Stripe wrap it in `error`)."""
+        if self.kind in ("google", "stripe"):
+            inner = self.body.get("error") if isinstance(self.body, dict) else None
+            return inner if isinstance(inner, dict) else None
+        return self.body if isinstance(self.body, dict) else None
+
+    @property
+    def main_at(self) -> str:
+        return self.at + "/error" if self.kind in ("google", "stripe") else self.at
+
+    @property
+    def bare_stripe(self) -> bool:
+        """A Stripe body without its response: its status and its delay travel in the
+        HTTP response, so rules that need them cannot judge it."""
+        return self.kind == "stripe" and self.headers is None
+
+    @property
+    def stated(self) -> bool:
+        if self.fault.origin is None:  # the model itself: what it holds was written by hand
+            return self.fault.next_step is not None
+        return self.fault.origin.stated
+
+    def details(self) -> tuple[list[Any], str] | None:
+        """A Status's details and their pointer, for bodies that have them."""
+        if self.kind == "google" and self.main is not None:
+            details = self.main.get("details", [])
+            return (details if isinstance(details, list) else []), self.main_at + "/details"
+        if self.kind == "status" and isinstance(self.body, dict):
+            return self.body.get("details", []), self.at + "/details"
+        return None
+
+
+_ERROR_MEMBERS = frozenset(
+    {"type", "title", "status", "detail", "instance", "code", "error", "message", "next_step", "class", "retryable"}
+)
+_KIND_OF_DIALECT = {"google": "google", "stripe": "stripe", "status-json": "status", "status": "status", "grpc": "status"}
+
+
+def _status_view(raw: bytes, limits: Limits) -> dict[str, Any]:
+    """A serialized google.rpc.Status as proto3 JSON, through errconv's own detail codec."""
+    status = parse_status(raw, limits)
+    return {
+        "code": status.code,
+        "message": status.message,
+        "details": [item_to_json(item_from_any(a, limits)) for a in status.details],
+    }
+
+
+def _json_kind(obj: Any) -> str:
+    if google_error.looks_like(obj):
+        return "google"
+    if stripe_error.looks_like(obj):
+        return "stripe"
+    if status_json.looks_like(obj):
+        return "status"
+    return "problem"
+
+
+def _read(data: bytes, dialect: str | None, limits: Limits, now: float | None, walking: bool) -> _Doc | None:
+    """The document lint checks, or None when walking a directory and `data` is no error body."""
+    head = data.lstrip()
+    obj: Any = read_json(head, limits, "the file") if head[:1] in (b"{", b"[") else None
+    if isinstance(obj, dict) and isinstance(obj.get("status"), int) and isinstance(obj.get("grpc_code"), int):
+        try:  # errconv's own model, as in golden/<case>/fault.json
+            return _Doc(fault=Fault.from_json(head), kind="fault", body=obj)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass
+    error_shaped = _json_kind(obj) != "problem" or (isinstance(obj, dict) and bool(obj.keys() & _ERROR_MEMBERS))
+    if walking and dialect is None and obj is not None and not error_shaped:
+        return None  # some other JSON file in the catalog (a case.json, a config)
+    if dialect is None:
+        try:
+            dialect = detect(data, limits=limits)
+        except DecodeError:
+            if walking and head[:1] not in (b"{", b"[") and not head.startswith(b"HTTP/"):
+                return None  # a README.txt beside the bodies
+            raise
+    fault = get(dialect).decode(data, limits=limits, now=now)
+
+    if dialect == "http" or dialect.startswith("http+"):
+        resp = parse_response(data, limits)
+        headers = {name: value for name, value in reversed(resp.headers)}  # the first of a repeated header wins
+        text = resp.body.decode("utf-8", "replace").strip()
+        body: Any = text
+        kind = "vague"
+        if text[:1] in ("{", "["):
+            try:
+                body = read_json(text, limits, "the body")
+            except DecodeError:
+                body = text
+            else:
+                ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+                kind = "problem" if ctype == "application/problem+json" and isinstance(body, dict) else _json_kind(body)
+                if kind == "problem" and not isinstance(body, dict):
+                    kind = "vague"
+        body, at = _unwrap(kind, body, "/body")
+        return _Doc(fault=fault, kind=kind, body=body, at=at, headers=headers, http_status=resp.status)
+    if dialect == "grpc":
+        trailers: dict[str, Any] = {}
+        for key, value in trailers_from_text(data):
+            trailers.setdefault(key, value)
+        blob = trailers.get("grpc-status-details-bin")
+        view = None
+        if isinstance(blob, str):
+            try:
+                raw = base64.b64decode(blob + "=" * (-len(blob) % 4))
+            except (binascii.Error, ValueError):
+                raise DecodeError("grpc-status-details-bin is not base64") from None
+            view = trailers["grpc-status-details-bin"] = _status_view(raw, limits)
+        return _Doc(fault=fault, kind="status", body=view, at="/grpc-status-details-bin", trailers=trailers)
+    if dialect == "status":
+        return _Doc(fault=fault, kind="status", body=_status_view(data, limits))
+    kind = _KIND_OF_DIALECT.get(dialect, "problem")
+    body, at = _unwrap(kind, obj, "")
+    return _Doc(fault=fault, kind=kind, body=body, at=at)
+
+
+def _unwrap(kind: str, body: Any, at: str) -> tuple[Any, str]:
+    """A Google error from the list-wrapped form streaming endpoints send, and its pointer."""
+    if kind == "google" and isinstance(body, list):
+        index = next((i for i, x in enumerate(body) if isinstance(x, dict)), 0)
+        return body[index], f"{at}/{index}"
+    return body, at
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _escape(segment: object) -> str:
+    return str(segment).replace("~", "~0").replace("/", "~1")
+
+
+def _find(value: Any, names: Iterable[str], at: str = "") -> str | None:
+    """The pointer of the first member called one of `names`, depth first."""
+    names = tuple(names)
+    stack: list[tuple[Any, str]] = [(value, at)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            for name in names:
+                if name in node:
+                    return f"{where}/{_escape(name)}"
+            stack.extend((v, f"{where}/{_escape(k)}") for k, v in reversed(list(node.items())))
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}/{i}") for i, v in reversed(list(enumerate(node))))
+    return None
+
+
+def _step_pointer(doc: _Doc) -> str:
+    """Where the body states its next step, else the body itself."""
+    if not doc.stated:
+        return doc.at
+    return _find(doc.body, ("next_step", "class", "retryable"), doc.at) or doc.at
+
+
+def _type_name(detail: Any) -> str:
+    url = detail.get("@type", "") if isinstance(detail, dict) else ""
+    return url.rsplit("/", 1)[-1] if isinstance(url, str) else ""
+
+
+_DURATION = re.compile(r"(-?)(\d{1,12})(?:\.(\d{1,9}))?s")
+
+
+@dataclass
+class _Delay:
+    pointer: str
+    source: str  # a phrase for messages: "retry_after_seconds", "Retry-After", ...
+    seconds: int | None  # whole seconds, rounded up; None when unreadable
+    whole: bool = True
+    raw: Any = None
+
+
+def _delays(doc: _Doc, now: float | None) -> list[_Delay]:
+    """Every delay the document states, where it states it."""
+    out: list[_Delay] = []
+    main = doc.main if doc.kind in ("problem", "stripe", "fault") else None
+    if main is not None:
+        for name in ("retry_after_seconds", "retry_after"):
+            if name in main:
+                value = main[name]
+                number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                whole = number and value >= 0 and float(value).is_integer()
+                out.append(_Delay(f"{doc.main_at}/{name}", name, math.ceil(value) if number else None, whole, value))
+    found = doc.details()
+    if found is not None:
+        details, at = found
+        for i, detail in enumerate(details):
+            if _type_name(detail) == "google.rpc.RetryInfo":
+                text = detail.get("retryDelay", detail.get("retry_delay"))
+                m = _DURATION.fullmatch(text) if isinstance(text, str) else None
+                if m is None:
+                    out.append(_Delay(f"{at}/{i}/retryDelay", "RetryInfo", None, False, text))
+                    continue
+                nanos = int((m.group(3) or "").ljust(9, "0") or 0)
+                whole = not m.group(1) and nanos == 0
+                seconds = int(m.group(2)) + (1 if nanos else 0)
+                out.append(_Delay(f"{at}/{i}/retryDelay", "RetryInfo", -seconds if m.group(1) else seconds, whole, text))
+    if doc.headers is not None and "retry-after" in doc.headers:
+        value = doc.headers["retry-after"]
+        date = doc.headers.get("date")
+        server_now = parse_http_date(date) if date else None
+        after = parse_retry_after(value, now=server_now if server_now is not None else now)
+        out.append(_Delay("/headers/retry-after", "Retry-After", after, value.strip().isdigit(), value))
+    if doc.trailers is not None and "grpc-retry-pushback-ms" in doc.trailers:
+        value = doc.trailers["grpc-retry-pushback-ms"]
+        if re.fullmatch(r"\d{1,10}", value.strip()):
+            ms = int(value)
+            out.append(_Delay("/grpc-retry-pushback-ms", "grpc-retry-pushback-ms", math.ceil(ms / 1000), ms % 1000 == 0, value))
+    return out
+
+
+# A message that tells the caller to come back, in words. Deliberately narrow: it is
+# matched against prose, and a false alarm costs more trust than it buys.
+_PROMISE = re.compile(
+    r"\b(?:try(?:ing)?\s+again|re-?try(?:ing)?|check\s+back|come\s+back)\b(?:\W+\w+){0,3}?\W+"
+    r"(?:later|soon|shortly|in\s+a\s+(?:bit|moment|while|few)|in\s+\d+\s*(?:s|secs?|seconds?|m|mins?|minutes?|h|hours?))\b"
+    r"|\bplease\s+re-?try\b",
+    re.IGNORECASE,
+)
+
+
+def _texts(doc: _Doc) -> Iterator[tuple[str, str]]:
+    """(pointer, text) of every human message in the document."""
+    main = doc.main
+    if doc.kind == "vague":
+        if isinstance(doc.body, str):
+            yield doc.at, doc.body
+        elif isinstance(doc.body, dict):
+            for key in ("error", "message", "detail"):
+                if isinstance(doc.body.get(key), str):
+                    yield f"{doc.at}/{key}", doc.body[key]
+        return
+    if main is not None:
+        for key in ("title", "detail", "message", "error"):
+            if isinstance(main.get(key), str):
+                yield f"{doc.main_at}/{key}", main[key]
+    found = doc.details()
+    if found is not None:
+        details, at = found
+        for i, detail in enumerate(details):
+            if _type_name(detail) == "google.rpc.LocalizedMessage" and isinstance(detail.get("message"), str):
+                yield f"{at}/{i}/message", detail["message"]
+    if doc.trailers is not None and "grpc-message" in doc.trailers and doc.body is None:
+        yield "/grpc-message", doc.fault.detail or ""
+
+
+# --------------------------------------------------------------------------- the rules
+
+_Hit = tuple[str, str, str]  # rule, pointer, message
+_BUG_CODES = frozenset({Code.INTERNAL, Code.UNKNOWN, Code.DATA_LOSS})
+_METADATA_KEY = re.compile(r"[a-z][a-zA-Z0-9\-_]+")
+_EXTENSION_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,}")
+_RFC9457_MEMBERS = frozenset({"type", "title", "status", "detail", "instance"})
+
+
+def _check_steps(doc: _Doc, now: float | None) -> Iterator[_Hit]:
+    fault = doc.fault
+    where = _step_pointer(doc)
+    how = "stated" if doc.stated else (fault.origin.next_step if fault.origin else "inferred")
+    if fault.next_step == NextStep.WAIT and fault.retry_after_seconds is None and doc.bare_stripe:
+        yield "delay-unseen", where, "a wait in a Stripe body, which cannot carry a delay: send it in Retry-After"
+    elif fault.next_step == NextStep.WAIT and fault.retry_after_seconds is None:
+        yield (
+            "wait-without-delay",
+            where,
+            f"a wait ({how}) with no delay: give retry_after_seconds and the same number in Retry-After",
+        )
+    if fault.next_step == NextStep.FIX_REQUEST and not fault.param:
+        yield "fix-without-param", where, f"a fix_request ({how}) that names no param: the caller cannot tell which argument to change"
+    if fault.status < 400 and doc.stated:
+        yield "next-step-on-success", where, f"next_step {fault.next_step} on a {fault.status}: a success carries no advice"
+    if fault.next_step == NextStep.WAIT and doc.stated and fault.grpc_code in _BUG_CODES and not doc.bare_stripe:
+        yield "wait-on-bug", where, f"a wait on {fault.grpc_code_name}: a bug does not clear with time; give_up"
+    if not doc.stated:
+        inferred = f"; errconv {how}: {fault.next_step}" if fault.next_step is not None else ""
+        yield "next-step-unstated", doc.at, f"no next_step in the body{inferred}"
+    if fault.code is None:
+        yield "code-missing", doc.at, "no stable code (a problem `code`, an ErrorInfo reason, a Stripe `code`)"
+
+
+def _check_prose(doc: _Doc, now: float | None) -> Iterator[_Hit]:
+    if doc.fault.retry_after_seconds is not None or doc.bare_stripe:
+        return
+    for where, text in _texts(doc):
+        m = _PROMISE.search(text)
+        if m:
+            yield (
+                "retry-promised-in-prose",
+                where,
+                f"{shorten(m.group(0))} promises a retry, but no field says when: state the delay in retry_after_seconds",
+            )
+            return  # one body, one promise: the same sentence often sits in two places
+
+
+def _check_delays(doc: _Doc, now: float | None) -> Iterator[_Hit]:
+    delays = _delays(doc, now)
+    for d in delays:
+        if d.source == "Retry-After" and d.seconds is not None and not d.whole:
+            yield "retry-after-date", d.pointer, f"Retry-After {shorten(d.raw)} is an HTTP-date; send delay-seconds"
+        elif not d.whole or d.seconds is None:
+            yield "delay-not-whole-seconds", d.pointer, f"{d.source} {shorten(d.raw)} is not a whole, non-negative number of seconds"
+    readable = [d for d in delays if d.seconds is not None]
+    for d in readable[1:]:
+        if d.seconds != readable[0].seconds:
+            yield (
+                "delay-mismatch",
+                d.pointer,
+                f"{d.source} says {d.seconds} s but {readable[0].source} says {readable[0].seconds} s",
+            )
+            break
+    if doc.headers is not None and doc.kind in ("problem", "google", "status"):
+        in_header = any(d.source == "Retry-After" for d in delays)
+        in_body = any(d.source != "Retry-After" for d in delays)
+        if in_body and not in_header:
+            yield "delay-said-once", doc.at, "the body has a delay and the response has no Retry-After: send both, from one number"
+        elif in_header and not in_body and doc.fault.next_step == NextStep.WAIT:
+            yield "delay-said-once", "/headers/retry-after", "Retry-After and no delay in the body: send both, from one number"
+
+
+def _check_alternatives(doc: _Doc, now: float | None) -> Iterator[_Hit]:
+    alternatives = doc.fault.alternatives
+    if not alternatives:
+        return
+    where = _find(doc.body, ("alternatives",), doc.at) or doc.at
+    if len(alternatives) > MAX_ALTERNATIVES:
+        yield (
+            "too-many-alternatives",
+            f"{where}/{MAX_ALTERNATIVES}",
+            f"{len(alternatives)} alternatives: send the nearest {MAX_ALTERNATIVES} and alternatives_truncated",
+        )
+    elif len(alternatives) == MAX_ALTERNATIVES and _find(doc.body, ("alternatives_truncated", "alternativesTruncated")) is None:
+        yield (
+            "alternatives-truncation-unstated",
+            where,
+            f"{MAX_ALTERNATIVES} alternatives and no alternatives_truncated: say whether the list was cut",
+        )
+
+
+def _check_status(doc: _Doc, now: float | None) -> Iterator[_Hit]:
+    main = doc.main
+    if doc.http_status is not None and main is not None:
+        key = {"problem": "status", "google": "code"}.get(doc.kind)
+        value = main.get(key) if key else None
+        if isinstance(value, int) and not isinstance(value, bool) and value != doc.http_status:
+            yield "status-mismatch", f"{doc.main_at}/{key}", f"the body says {value}, the response is {doc.http_status}"
+    if doc.trailers is not None and isinstance(doc.body, dict):
+        said = doc.trailers.get("grpc-status", "").strip()
+        if said.isdigit() and int(said) != doc.body.get("code", 0):
+            yield "status-mismatch", "/grpc-status", f"grpc-status {said} differs from the Status code {doc.body.get('code', 0)}"
+
+
+def _check_aip193(doc: _Doc, now: float | None) -> Iterator[_Hit]:
+    found = doc.details()
+    if found is None:
+        if doc.trailers is not None and doc.body is None:
+            yield "aip193-errorinfo-missing", doc.at, "no grpc-status-details-bin, so no ErrorInfo: give a reason and a domain"
+        return
+    details, at = found
+    seen: dict[str, int] = {}
+    has_info = False
+    for i, detail in enumerate(details):
+        name = _type_name(detail)
+        if name in seen:
+            yield "aip193-duplicate-detail", f"{at}/{i}", f"a second {name} (the first is at {at}/{seen[name]})"
+        else:
+            seen[name] = i
+        if name != "google.rpc.ErrorInfo" or not isinstance(detail, dict):
+            continue
+        has_info = True
+        reason = detail.get("reason", "")
+        if not isinstance(reason, str) or not REASON_RE.fullmatch(reason) or len(reason) > REASON_MAX:
+            yield "aip193-reason", f"{at}/{i}/reason", f"reason {shorten(reason)} is not UPPER_SNAKE_CASE of 3 to 63 characters"
+        metadata = detail.get("metadata", {})
+        for key in metadata if isinstance(metadata, dict) else ():
+            if not _METADATA_KEY.fullmatch(key) or len(key) > 64:
+                yield "aip193-metadata-key", f"{at}/{i}/metadata/{_escape(key)}", f"metadata key {shorten(key)} does not match [a-z][a-zA-Z0-9-_]+"
+    if not has_info:
+        yield "aip193-errorinfo-missing", at, "no ErrorInfo in details: give a reason and a domain"
+
+
+def _check_extensions(doc: _Doc, now: float | None) -> Iterator[_Hit]:
+    if doc.kind != "problem" or not isinstance(doc.body, dict):
+        return
+    for name in doc.body:
+        if name not in _RFC9457_MEMBERS and not _EXTENSION_NAME.fullmatch(name):
+            yield (
+                "extension-member-name",
+                f"{doc.at}/{_escape(name)}",
+                f"extension member {shorten(name)}: RFC 9457 asks for a letter, then letters, digits or _, 3 or more in all",
+            )
+
+
+_CHECKS: tuple[Callable[[_Doc, float | None], Iterator[_Hit]], ...] = (
+    _check_steps,
+    _check_prose,
+    _check_delays,
+    _check_alternatives,
+    _check_status,
+    _check_aip193,
+    _check_extensions,
+)
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def _finding(file: str, rule: str, pointer: str, message: str) -> Finding:
+    return Finding(file=file, pointer=pointer, rule=rule, severity=RULES[rule].severity, message=message)
+
+
+def _lint(
+    data: bytes, file: str, dialect: str | None, limits: Limits, now: float | None, walking: bool, ignore: frozenset[str]
+) -> tuple[_Doc | None, list[Finding]] | None:
+    try:
+        doc = _read(data, dialect, limits, now, walking)
+    except DecodeError as exc:
+        return None, [_finding(file, "unreadable", "", str(exc))]
+    if doc is None:
+        return None
+    hits = [hit for check in _CHECKS for hit in check(doc, now)]
+    return doc, [_finding(file, *hit) for hit in hits if hit[0] not in ignore]
+
+
+def lint_body(
+    data: bytes,
+    *,
+    file: str = "-",
+    dialect: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    now: float | None = None,
+    ignore: Iterable[str] = (),
+) -> list[Finding]:
+    """The findings for one error body in any dialect (detected unless named).
+
+    Args:
+        data: the body, a whole HTTP response, gRPC trailers in text form, or
+            serialized google.rpc.Status bytes.
+        file: the name findings carry.
+        dialect: the dialect, when detection should not guess.
+        now: epoch seconds an HTTP-date Retry-After is measured against when the
+            response has no Date header (default: the real clock).
+        ignore: rule ids to leave out.
+    """
+    result = _lint(bytes(data), file, dialect, limits, now, False, frozenset(ignore))
+    return result[1] if result is not None else []
+
+
+_SUFFIXES = (".json", ".http", ".txt", ".binpb", ".pb")
+_GLOB = re.compile(r"[*?\[]")
+
+
+def expand_paths(paths: Iterable[str]) -> list[tuple[str, bool]]:
+    """The files to lint, each with whether it was found by walking a directory.
+
+    A glob is expanded (`**` included); a directory is walked for `.json`, `.http`,
+    `.txt`, `.binpb` and `.pb` files, hidden directories skipped, in sorted order.
+    Raises FileNotFoundError for a path that does not exist or a glob that matches
+    nothing.
+    """
+    out: list[tuple[str, bool]] = []
+    for path in paths:
+        if _GLOB.search(path):
+            matches = sorted(glob.glob(path, recursive=True))
+            if not matches:
+                raise FileNotFoundError(f"no file matches {path}")
+            for match in matches:
+                out.extend(_walk(match) if os.path.isdir(match) else [(match, False)])
+        elif os.path.isdir(path):
+            out.extend(_walk(path))
+        elif os.path.exists(path):
+            out.append((path, False))
+        else:
+            raise FileNotFoundError(f"no such file or directory: {path}")
+    return list(dict.fromkeys(out))
+
+
+def _walk(top: str) -> list[tuple[str, bool]]:
+    found: list[str] = []
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(os.path.join(root, name) for name in sorted(files) if name.endswith(_SUFFIXES))
+    return [(path, True) for path in sorted(found)]
+
+
+def lint_paths(
+    paths: Sequence[str],
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    now: float | None = None,
+    ignore: Iterable[str] = (),
+) -> LintReport:
+    """Lint files, directories and globs as one catalog (see `expand_paths`).
+
+    Files found by walking a directory that are not error bodies (a `case.json`, a
+    README) are passed over; a file named explicitly that cannot be read is an
+    `unreadable` finding. Catalog-wide rules (`every-5xx-wait`) run over everything.
+    """
+    ignored = frozenset(ignore)
+    report = LintReport()
+    server_errors: list[tuple[str, Fault]] = []
+    for path, walking in expand_paths(paths):
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(limits.max_bytes + 1)
+        except OSError as exc:
+            report.files.append(path)
+            report.findings.append(_finding(path, "unreadable", "", f"cannot read the file: {exc.strerror or exc}"))
+            continue
+        result = _lint(data, path, None, limits, now, walking, ignored)
+        if result is None:
+            continue
+        doc, findings = result
+        report.files.append(path)
+        report.findings.extend(findings)
+        if doc is not None and doc.fault.status >= 500 and not doc.bare_stripe:
+            server_errors.append((path, doc.fault))
+    report.findings.extend(f for f in _catalog_findings(server_errors) if f.rule not in ignored)
+    return report
+
+
+_NOT_TRANSIENT = frozenset({Code.INTERNAL, Code.UNKNOWN, Code.DATA_LOSS, Code.UNIMPLEMENTED})
+
+
+def _catalog_findings(server_errors: list[tuple[str, Fault]]) -> Iterator[Finding]:
+    kinds = {(f.status, f.grpc_code) for _, f in server_errors}
+    # A catalog of 502s, 503s and 504s that all wait is right: those clear with time.
+    # The rule is about a catalog that sends every 5xx down the retry path, a 500 or
+    # 501 (a bug, a missing method) among them.
+    suspect = any(f.status in (500, 501) or f.grpc_code in _NOT_TRANSIENT for _, f in server_errors)
+    if len(server_errors) >= 2 and suspect and all(f.next_step == NextStep.WAIT for _, f in server_errors):
+        files = sorted({p for p, _ in server_errors})
+        where = os.path.commonpath(files) if len(files) > 1 else files[0]
+        statuses = ", ".join(str(s) for s in sorted({s for s, _ in kinds}))
+        yield _finding(
+            where,
+            "every-5xx-wait",
+            "",
+            f"all {len(server_errors)} 5xx bodies (statuses {statuses}) are waits; give INTERNAL and UNKNOWN give_up",
+        )

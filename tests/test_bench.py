@@ -1,0 +1,61 @@
+"""The benchmark harness runs end to end on a tiny iteration count, so it cannot rot.
+
+Not a timing test: nothing here asserts a speed, only that every figure the
+README's table is made of is measured, reported and written.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import sys
+
+import pytest
+
+BENCH = pathlib.Path(__file__).resolve().parent.parent / "bench" / "run.py"
+
+pytest.importorskip("google.api_core")
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("errconv_bench", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop(spec.name, None)
+
+
+def test_the_harness_runs_and_writes_every_figure(bench, tmp_path, capsys) -> None:
+    out = tmp_path / "results.json"
+    assert bench.main(["--iterations", "2", "--repeats", "1", "--case", "rate_limited", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    results = json.loads(out.read_text())
+
+    case = results["cases"]["rate_limited"]
+    pairs = {f"{a}->{b}" for a in bench.DIALECTS for b in bench.DIALECTS}
+    assert set(case["convert"]) == pairs
+    assert set(case["decode"]) == set(case["encode"]) == set(bench.DIALECTS)
+    assert set(case["floor"]["ratio"]) == {f"{a}->{b}" for a in bench.JSON_DIALECTS for b in bench.JSON_DIALECTS}
+    assert all(v > 0 for v in case["convert"].values())
+    assert case["api_core"]["speedup"] > 0 and case["json_format"] and case["status_path"]
+    assert all(v > 0 for v in case["memory"].values())
+    assert set(results["targets"]) == {"floor", "json_format", "api_core"}
+    assert results["machine"]["cores"] and results["machine"]["protobuf_backend"]
+    for heading in ("**Targets**", "multiple of the floor", "json_format", "from_http_response", "Memory"):
+        assert heading in printed
+
+
+def test_compare_reads_an_earlier_run(bench, tmp_path, capsys) -> None:
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    args = ["-n", "1", "-r", "1", "--case", "quota_failure"]
+    bench.main([*args, "-o", str(first)])
+    bench.main([*args, "-o", str(second), "--compare", str(first)])
+    assert "Against the earlier run" in capsys.readouterr().out
+
+
+def test_the_alternatives_do_the_same_work(bench) -> None:
+    for case in bench.CASES:
+        bench.check(case)  # raises when a json_format or api_core conversion lost meaning

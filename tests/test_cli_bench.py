@@ -1,0 +1,31 @@
+"""bench/lines.py on 2,000 lines: it runs, the counts add up, and memory does not grow with the input."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_lines_benchmark_on_2000_lines() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "lines.py"), "--lines", "2000", "--bad-every", "500", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    full, baseline = result["full"], result["baseline"]
+    assert result["consistent"]
+    assert (full["lines"], full["bad_lines"], baseline["lines"]) == (2_000, 4, 1_000)
+    assert full["output_lines"] == 1_996
+    assert full["stderr_lines"] == 4  # one line per malformed body; google loses nothing
+    assert full["exit"] == 1  # some lines failed
+    assert full["lines_per_second"] > 0
+    # Twice the input, the same memory (the 1,000,000-line run is the real proof).
+    assert full["peak_mib"] - baseline["peak_mib"] < 2, (full["peak_mib"], baseline["peak_mib"])

@@ -1,0 +1,129 @@
+"""The typed read of google and status-json bodies gives what the general read gives.
+
+`dialects/_typed.py` decodes a body in the usual shape straight into msgspec Structs
+and gives up on anything else. Whatever a body is, `decode` (typed first) must give
+the same Fault, origin included, or the same error, as the general way
+(`from_object(read_json(...))`). Every golden body and hundreds of mutants of each
+(members dropped, nulled, retyped, renamed to snake_case, added; other type URLs)
+are checked; a new check in a general reader that the typed Structs do not make
+shows up here.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+import golden_corpus as gc
+from errconv import DecodeError
+from errconv.dialects import _typed, google_error, status_json
+from errconv.dialects._common import read_json
+from errconv.limits import DEFAULT_LIMITS, Limits
+
+DIALECTS = {
+    "google": (google_error, _typed.read_google, "the google error body"),
+    "status-json": (status_json, _typed.read_status_json, "the status-json body"),
+}
+ODD_VALUES = [None, 0, -1, 99, 429, 2**70, 1.5, 30.0, True, "", "x", "30s", "1.5s", "-3", "99999999999999999999",
+              [], {}, ["a"], {"k": "v"}, {"k": 1}]  # fmt: skip
+TIGHT = Limits(max_details=2, max_violations=1, max_depth=2)
+
+
+def _paths(node: Any, path: tuple = ()) -> Iterator[tuple]:
+    yield path
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _paths(value, (*path, i))
+
+
+def _at(root: Any, path: tuple) -> Any:
+    for part in path:
+        root = root[part]
+    return root
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+
+
+def mutants(obj: Any) -> Iterator[Any]:
+    for path in list(_paths(obj))[1:]:
+        key = path[-1]
+
+        def changed(edit: Callable[[Any], None]) -> Any:
+            new = copy.deepcopy(obj)
+            edit(_at(new, path[:-1]))
+            return new
+
+        yield changed(lambda parent: parent.__delitem__(key))
+        for value in ODD_VALUES:
+            yield changed(lambda parent: parent.__setitem__(key, value))
+        if isinstance(key, str):
+            yield changed(lambda parent: parent.__setitem__("zz_unknown", 1))
+            if _snake(key) != key:
+                yield changed(lambda parent: parent.__setitem__(_snake(key), parent.pop(key)))
+            if key == "@type":
+                name = _at(obj, path).rsplit("/", 1)[-1]
+                for url in (f"type.example.com/{name}", name, "type.googleapis.com/acme.v1.Unknown"):
+                    yield changed(lambda parent: parent.__setitem__(key, url))
+
+
+def outcome(fn: Callable[[], Any]) -> Any:
+    try:
+        fault = fn()
+    except DecodeError as exc:
+        return ("error", str(exc))
+    return ("fault", fault, fault.origin)
+
+
+def bodies(dialect: str) -> Iterator[bytes]:
+    for case in gc.cases():
+        data = (case / gc.FILES[dialect]).read_bytes()
+        yield data
+        for mutant in mutants(json.loads(data)):
+            yield json.dumps(mutant).encode()
+
+
+@pytest.mark.parametrize("dialect", list(DIALECTS))
+def test_typed_read_matches_the_general_read(dialect: str) -> None:
+    module, read_typed, what = DIALECTS[dialect]
+    typed = 0
+    for data in bodies(dialect):
+        for limits in (DEFAULT_LIMITS, TIGHT):
+            got = outcome(lambda: module.decode(data, limits=limits))
+            want = outcome(lambda: module.from_object(read_json(data, limits, what), limits))
+            assert got == want, data
+        typed += read_typed(data, DEFAULT_LIMITS) is not None
+    assert typed > 500  # the typed way is taken, not only the general one
+
+
+@pytest.mark.parametrize("dialect", list(DIALECTS))
+def test_golden_bodies_take_the_typed_way(dialect: str) -> None:
+    _, read_typed, _ = DIALECTS[dialect]
+    for case in gc.cases():
+        data = (case / gc.FILES[dialect]).read_bytes()
+        unknown_type = "type.googleapis.com/example." in data.decode() or b"@bytes" in data
+        assert (read_typed(data, DEFAULT_LIMITS) is None) == unknown_type, case.name
+
+
+def test_http_reads_a_google_body_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    from errconv.dialects import http_response
+
+    responses = []
+    for case in gc.cases():
+        data = (case / "http-google.http").read_bytes()
+        head, _, body = data.partition(b"\r\n\r\n")
+        responses.append(data)
+        for mutant in list(mutants(json.loads(body)))[::7]:
+            responses.append(head + b"\r\n\r\n" + json.dumps(mutant).encode())
+    typed = [outcome(lambda: http_response.decode(data, now=0.0)) for data in responses]
+    monkeypatch.setattr(http_response, "read_google", lambda data, limits: None)
+    general = [outcome(lambda: http_response.decode(data, now=0.0)) for data in responses]
+    assert typed == general

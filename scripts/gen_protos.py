@@ -17,16 +17,16 @@ OUT = ROOT / "src" / "errconv" / "_proto"
 
 
 def generate(out: pathlib.Path) -> list[pathlib.Path]:
-    """Generate Python modules for every .proto under protos/ into `out`."""
+    """Generate Python modules and their type stubs for every .proto under protos/ into `out`."""
     import grpc_tools
     from grpc_tools import protoc
 
     include = pathlib.Path(grpc_tools.__file__).parent / "_proto"
     sources = sorted(p.relative_to(PROTOS).as_posix() for p in PROTOS.rglob("*.proto"))
-    args = ["protoc", f"-I{PROTOS}", f"-I{include}", f"--python_out={out}", *sources]
+    args = ["protoc", f"-I{PROTOS}", f"-I{include}", f"--python_out={out}", f"--pyi_out={out}", *sources]
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
-    written = sorted(out.rglob("*_pb2.py"))
+    written = sorted([*out.rglob("*_pb2.py"), *out.rglob("*_pb2.pyi")])
     for path in written:
         path.write_text(_normalise(path.read_text()))
     return written

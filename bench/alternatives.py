@@ -42,7 +42,9 @@ def _dumps(obj: Any) -> bytes:
 
 def _status_from_google(data: bytes) -> tuple[int, status_pb2.Status]:
     inner = json.loads(data)["error"]
-    status = json_format.ParseDict({"message": inner.get("message", ""), "details": inner.get("details", [])}, status_pb2.Status())
+    status = json_format.ParseDict(
+        {"message": inner.get("message", ""), "details": inner.get("details", [])}, status_pb2.Status()
+    )
     status.code = code_pb2.Code.Value(inner["status"])
     return inner["code"], status
 
@@ -95,7 +97,11 @@ def _problem_from_status(http: int, status: status_pb2.Status) -> dict[str, Any]
             bad = error_details_pb2.BadRequest()
             detail.Unpack(bad)
             problem["errors"] = [
-                {"detail": v.description, "pointer": "#/" + v.field.replace(".", "/"), **({"code": v.reason} if v.reason else {})}
+                {
+                    "detail": v.description,
+                    "pointer": "#/" + v.field.replace(".", "/"),
+                    **({"code": v.reason} if v.reason else {}),
+                }
                 for v in bad.field_violations
             ]
         else:
@@ -112,7 +118,9 @@ def google_to_problem(data: bytes) -> bytes:
 
 def _status_from_problem(problem: dict[str, Any]) -> status_pb2.Status:
     http = problem.get("status", 500)
-    status = status_pb2.Status(code=_CODE_FOR_HTTP.get(http, 2), message=problem.get("detail") or problem.get("title", ""))
+    status = status_pb2.Status(
+        code=_CODE_FOR_HTTP.get(http, 2), message=problem.get("detail") or problem.get("title", "")
+    )
     metadata = dict(problem.get("metadata", {}))
     for key in ("next_step", "param"):
         if key in problem:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """errconv benchmarks: ratios measured side by side in one process.
 
-    python bench/run.py                          # about a minute on two cores
+    python bench/run.py                          # one to two minutes on two cores
     python bench/run.py --iterations 200 --repeats 3 --output /tmp/quick.json
     python bench/run.py --compare bench/results-before.json
 
@@ -50,7 +50,7 @@ import msgspec
 import errconv
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import alternatives  # noqa: E402
+import alternatives
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -199,7 +199,9 @@ def run_case(case: str, iterations: int, repeats: int) -> dict[str, Any]:
         "floor": {
             "per_second": {d: per_second(f"floor:{d}") for d in JSON_DIALECTS},
             "ratio": {
-                f"{a}->{b}": ratio(samples, f"convert:{a}->{b}", f"floor:{a}") for a in JSON_DIALECTS for b in JSON_DIALECTS
+                f"{a}->{b}": ratio(samples, f"convert:{a}->{b}", f"floor:{a}")
+                for a in JSON_DIALECTS
+                for b in JSON_DIALECTS
             },
         },
         "json_format": {
@@ -228,7 +230,9 @@ def run_case(case: str, iterations: int, repeats: int) -> dict[str, Any]:
     try:
         memory = {f"convert:{a}->{b}": peak_bytes(fns[f"convert:{a}->{b}"]) for a in DIALECTS for b in DIALECTS}
         memory.update({f"floor:{d}": peak_bytes(fns[f"floor:{d}"]) for d in JSON_DIALECTS})
-        memory.update({f"json_format:{a}->{b}": peak_bytes(fns[f"json_format:{a}->{b}"]) for a, b in alternatives.CONVERSIONS})
+        memory.update(
+            {f"json_format:{a}->{b}": peak_bytes(fns[f"json_format:{a}->{b}"]) for a, b in alternatives.CONVERSIONS}
+        )
         memory.update({f"protobuf:{a}->{b}": peak_bytes(fns[f"protobuf:{a}->{b}"]) for a, b in alternatives.PROTOBUF})
         memory["api_core:from_http_response"] = peak_bytes(fns["api_core:from_http_response"])
         memory["api_core:errconv"] = peak_bytes(fns["api_core:errconv"])
@@ -278,13 +282,31 @@ def targets(cases: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     )
     api = min((res["api_core"]["speedup"], case) for case, res in cases.items())
     return {
-        "floor": {"target": TARGETS["floor"], "limit": 4.0, "worst": floor[0], "where": floor[1], "holds": floor[0] <= 4.0},
-        "json_format": {"target": TARGETS["json_format"], "limit": 6.0, "worst": fmt[0], "where": fmt[1], "holds": fmt[0] >= 6.0},
-        "api_core": {"target": TARGETS["api_core"], "limit": 8.0, "worst": api[0], "where": api[1], "holds": api[0] >= 8.0},
+        "floor": {
+            "target": TARGETS["floor"],
+            "limit": 4.0,
+            "worst": floor[0],
+            "where": floor[1],
+            "holds": floor[0] <= 4.0,
+        },
+        "json_format": {
+            "target": TARGETS["json_format"],
+            "limit": 6.0,
+            "worst": fmt[0],
+            "where": fmt[1],
+            "holds": fmt[0] >= 6.0,
+        },
+        "api_core": {
+            "target": TARGETS["api_core"],
+            "limit": 8.0,
+            "worst": api[0],
+            "where": api[1],
+            "holds": api[0] >= 8.0,
+        },
     }
 
 
-def run(iterations: int = 2000, repeats: int = 7, cases: tuple[str, ...] = CASES) -> dict[str, Any]:
+def run(iterations: int = 1500, repeats: int = 7, cases: tuple[str, ...] = CASES) -> dict[str, Any]:
     """Run the whole benchmark and return its results (what --output holds)."""
     started = time.perf_counter()
     per_case = {case: run_case(case, iterations, repeats) for case in cases}
@@ -305,7 +327,10 @@ def _k(per_second: float) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|",
+    ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
 
@@ -314,9 +339,11 @@ def report(results: dict[str, Any]) -> str:
     """The results as Markdown tables (what the README shows)."""
     m, s = results["machine"], results["settings"]
     out = [
-        f"Machine: {m['cores']} cores ({m['cpu']}), {m['python']}, protobuf {m['versions']['protobuf']} "
-        f"({m['protobuf_backend']} backend), msgspec {m['versions']['msgspec']}, "
-        f"google-api-core {m['versions']['google-api-core']}.",
+        (
+            f"Machine: {m['cores']} cores ({m['cpu']}), {m['python']}, protobuf {m['versions']['protobuf']} "
+            f"({m['protobuf_backend']} backend), msgspec {m['versions']['msgspec']}, "
+            f"google-api-core {m['versions']['google-api-core']}."
+        ),
         f"Median of {s['repeats']} rounds of {s['iterations']} calls each; the run took {results['seconds']} s.",
         "",
         "**Targets** (worst case over every case and pair)",
@@ -341,13 +368,18 @@ def report(results: dict[str, Any]) -> str:
         rows = [[a] + [_k(res["convert"][f"{a}->{b}"]) for b in DIALECTS] for a in DIALECTS]
         out += _table(["from \\ to", *DIALECTS], rows)
 
-    out += ["", "**JSON-to-JSON convert as a multiple of the floor** (msgspec decode + encode of the input; target <= 4x)", ""]
+    out += [
+        "",
+        "**JSON-to-JSON convert as a multiple of the floor** (msgspec decode + encode of the input; target <= 4x)",
+        "",
+    ]
     header = ["case", "from", "floor/s"] + [f"to {b}" for b in JSON_DIALECTS]
     rows = []
     for case, res in cases.items():
         for a in JSON_DIALECTS:
             rows.append(
-                [case, a, _k(res["floor"]["per_second"][a])] + [f"{res['floor']['ratio'][f'{a}->{b}']:.2f}x" for b in JSON_DIALECTS]
+                [case, a, _k(res["floor"]["per_second"][a])]
+                + [f"{res['floor']['ratio'][f'{a}->{b}']:.2f}x" for b in JSON_DIALECTS]
             )
     out += _table(header, rows)
 
@@ -363,7 +395,11 @@ def report(results: dict[str, Any]) -> str:
         rows.append([pair, *cells])
     out += _table(header, rows)
 
-    out += ["", "**errconv.decode(http) against google-api-core from_http_response** (same Google error response; target >= 8x)", ""]
+    out += [
+        "",
+        "**errconv.decode(http) against google-api-core from_http_response** (same Google error response; target >= 8x)",
+        "",
+    ]
     rows = []
     for c, res in cases.items():
         a = res["api_core"]
@@ -372,8 +408,10 @@ def report(results: dict[str, Any]) -> str:
 
     out += [
         "",
-        "**Status bytes -> problem JSON and back**, per second (beside: the same written with the protobuf "
-        "classes, `FromString`/`Unpack`/`Pack`, and the speedup; no target)",
+        (
+            "**Status bytes -> problem JSON and back**, per second (beside: the same written with the protobuf "
+            "classes, `FromString`/`Unpack`/`Pack`, and the speedup; no target)"
+        ),
         "",
     ]
     rows = []
@@ -381,7 +419,9 @@ def report(results: dict[str, Any]) -> str:
         cells = []
         for a, b in STATUS_PATH:
             v = res["status_path"][f"{a}->{b}"]
-            cells.append(f"{_k(v['errconv_per_second'])} (protobuf {_k(v['protobuf_per_second'])}, {v['speedup']:.1f}x)")
+            cells.append(
+                f"{_k(v['errconv_per_second'])} (protobuf {_k(v['protobuf_per_second'])}, {v['speedup']:.1f}x)"
+            )
         rows.append([c, *cells])
     out += _table(["case", *(f"{a} -> {b}" for a, b in STATUS_PATH)], rows)
 
@@ -423,17 +463,23 @@ def compare(new: dict[str, Any], old: dict[str, Any]) -> str:
     if changes:
         out += [
             "",
-            f"convert throughput now / before over {len(changes)} case-pairs: median {statistics.median(changes):.2f}x, "
-            f"min {min(changes):.2f}x, max {max(changes):.2f}x",
+            (
+                f"convert throughput now / before over {len(changes)} case-pairs: median {statistics.median(changes):.2f}x, "
+                f"min {min(changes):.2f}x, max {max(changes):.2f}x"
+            ),
         ]
     return "\n".join(out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", "-n", type=int, default=2000, help="calls per function per round (default 2000)")
+    parser.add_argument(
+        "--iterations", "-n", type=int, default=1500, help="calls per function per round (default 1500)"
+    )
     parser.add_argument("--repeats", "-r", type=int, default=7, help="rounds; figures are medians (default 7)")
-    parser.add_argument("--output", "-o", type=pathlib.Path, default=DEFAULT_OUTPUT, help="results JSON (default bench/results.json)")
+    parser.add_argument(
+        "--output", "-o", type=pathlib.Path, default=DEFAULT_OUTPUT, help="results JSON (default bench/results.json)"
+    )
     parser.add_argument("--compare", type=pathlib.Path, help="an earlier results JSON to compare against")
     parser.add_argument("--case", action="append", choices=CASES, help="only this golden case (repeatable)")
     args = parser.parse_args(argv)

@@ -29,17 +29,17 @@ import os
 from typing import Any
 
 import pytest
+from helpers import assert_same_except
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import errconv
 from errconv import details as d
-from errconv.codes import Code, NextStep, http_for_code, infer_next_step
+from errconv.codes import Code, NextStep, infer_next_step
 from errconv.dialects import problem as problem_dialect
 from errconv.dialects import stripe_error
 from errconv.dialects.trailers import from_text, to_text
 from errconv.fault import EXTENSION_RESERVED, METADATA_RESERVED, Fault, Violation
-from helpers import assert_same_except
 
 # --------------------------------------------------------------------------- settings
 
@@ -602,7 +602,7 @@ stripe_inner = objects(
         "type": st.sampled_from(
             ("api_error", "card_error", "idempotency_error", "invalid_request_error", "rate_limit_error",
              "authentication_error", "permission_error", "temporary_session_expired")
-        ),  # fmt: skip
+        ),
         "code": codes | st.sampled_from(("rate_limit", "lock_timeout", "resource_missing", "idempotency_key_in_use")),
         "message": texts,
         "param": violation_fields,
@@ -674,7 +674,7 @@ header_values = {
     "Retry-After": st.sampled_from(
         ("0", "30", "86401", "-5", "soon", "Fri, 15 Jan 2027 08:00:00 GMT", "Friday, 15-Jan-27 08:00:00 GMT",
          "Fri Jan 15 08:00:00 2027", "Sun, 06 Nov 1994 08:49:37 GMT")
-    ),  # fmt: skip
+    ),
     "Date": st.sampled_from(("Fri, 15 Jan 2027 07:59:00 GMT", "garbage")),
     "Stripe-Should-Retry": st.sampled_from(("true", "false", "maybe")),
     "X-RateLimit-Remaining": st.sampled_from(("0", "5")),
@@ -763,6 +763,8 @@ LIBERAL_REGRESSIONS = [
     ("stripe", "stripe", b'{"error": "RateLimited", "error_description": ""}'),
     ("http", "http+problem", b'HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/problem+json\r\n\r\n{"status": "error"}'),
     ("status", "status", b"\x1a-\n(type.googleapis.com/google.rpc.ErrorInfo\x12\x01\x00"),  # raw bytes of a known type
+    # Two equal RequestInfo, one lost through http+stripe: losses() did not count it.
+    ("grpc", "grpc", [("grpc-status", "0"), ("grpc-status-details-bin", b"\x1a-\n+type.googleapis.com/google.rpc.QuotaFailure\x1a1\n*type.googleapis.com/google.rpc.RequestInfo\x12\x03\n\x010\x1a1\n*type.googleapis.com/google.rpc.RequestInfo\x12\x03\n\x010")]),
 ]
 
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
+import golden_corpus as gc
 import pytest
 
-import golden_corpus as gc
 from errconv import DecodeError
 from errconv.dialects import _typed, google_error, status_json
 from errconv.dialects._common import read_json
@@ -53,26 +54,35 @@ def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
+def _changed(obj: Any, path: tuple, edit: Callable[[Any, Any], None]) -> Any:
+    """A copy of `obj` with `edit(parent, key)` applied where `path` ends."""
+    new = copy.deepcopy(obj)
+    edit(_at(new, path[:-1]), path[-1])
+    return new
+
+
+def _setter(value: Any) -> Callable[[Any, Any], None]:
+    return lambda parent, key: parent.__setitem__(key, value)
+
+
+def _rename(parent: dict[str, Any], key: str) -> None:
+    parent[_snake(key)] = parent.pop(key)
+
+
 def mutants(obj: Any) -> Iterator[Any]:
     for path in list(_paths(obj))[1:]:
         key = path[-1]
-
-        def changed(edit: Callable[[Any], None]) -> Any:
-            new = copy.deepcopy(obj)
-            edit(_at(new, path[:-1]))
-            return new
-
-        yield changed(lambda parent: parent.__delitem__(key))
+        yield _changed(obj, path, lambda parent, key: parent.__delitem__(key))
         for value in ODD_VALUES:
-            yield changed(lambda parent: parent.__setitem__(key, value))
+            yield _changed(obj, path, _setter(value))
         if isinstance(key, str):
-            yield changed(lambda parent: parent.__setitem__("zz_unknown", 1))
+            yield _changed(obj, path, lambda parent, key: parent.__setitem__("zz_unknown", 1))
             if _snake(key) != key:
-                yield changed(lambda parent: parent.__setitem__(_snake(key), parent.pop(key)))
+                yield _changed(obj, path, _rename)
             if key == "@type":
                 name = _at(obj, path).rsplit("/", 1)[-1]
                 for url in (f"type.example.com/{name}", name, "type.googleapis.com/acme.v1.Unknown"):
-                    yield changed(lambda parent: parent.__setitem__(key, url))
+                    yield _changed(obj, path, _setter(url))
 
 
 def outcome(fn: Callable[[], Any]) -> Any:
@@ -97,8 +107,8 @@ def test_typed_read_matches_the_general_read(dialect: str) -> None:
     typed = 0
     for data in bodies(dialect):
         for limits in (DEFAULT_LIMITS, TIGHT):
-            got = outcome(lambda: module.decode(data, limits=limits))
-            want = outcome(lambda: module.from_object(read_json(data, limits, what), limits))
+            got = outcome(partial(module.decode, data, limits=limits))
+            want = outcome(lambda data=data, limits=limits: module.from_object(read_json(data, limits, what), limits))
             assert got == want, data
         typed += read_typed(data, DEFAULT_LIMITS) is not None
     assert typed > 500  # the typed way is taken, not only the general one
@@ -123,7 +133,7 @@ def test_http_reads_a_google_body_the_same_either_way(monkeypatch: pytest.Monkey
         responses.append(data)
         for mutant in list(mutants(json.loads(body)))[::7]:
             responses.append(head + b"\r\n\r\n" + json.dumps(mutant).encode())
-    typed = [outcome(lambda: http_response.decode(data, now=0.0)) for data in responses]
+    typed = [outcome(partial(http_response.decode, data, now=0.0)) for data in responses]
     monkeypatch.setattr(http_response, "read_google", lambda data, limits: None)
-    general = [outcome(lambda: http_response.decode(data, now=0.0)) for data in responses]
+    general = [outcome(partial(http_response.decode, data, now=0.0)) for data in responses]
     assert typed == general

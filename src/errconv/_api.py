@@ -153,7 +153,12 @@ def losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tu
         if mine == theirs:
             continue
         if name == "details":
-            missing = [d for d in mine if d not in theirs]
+            left, missing = list(theirs), []
+            for d in mine:  # counted: of two equal details, one may be lost
+                if d in left:
+                    left.remove(d)
+                else:
+                    missing.append(d)
             lost.extend(f"details.{_detail_name(d)}" for d in missing)
             if not missing:
                 lost.append("details")

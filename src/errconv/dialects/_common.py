@@ -345,12 +345,20 @@ def _scrub(value: Any) -> Any:
 
 def without_debug(fault: Fault) -> Fault:
     """`fault` fit for an outer boundary: no DebugInfo, whether typed, kept raw (a DebugInfo
-    that did not parse), or a JSON DebugInfo object inside an extension member or an
-    alternative. The same fault when there is none."""
+    that did not parse), or a JSON DebugInfo object inside an extension member, an
+    alternative or an unknown detail, or extension members that are one themselves.
+    The same fault when there is none."""
     changes: dict[str, Any] = {}
-    if any(_is_debug(d) for d in fault.details):
-        changes["details"] = tuple(d for d in fault.details if not _is_debug(d))
-    if fault.extensions and _holds_debug(list(fault.extensions.values())):
+    if any(_is_debug(d) or (isinstance(d, RawDetail) and d.fields and _holds_debug(d.fields)) for d in fault.details):
+        changes["details"] = tuple(
+            msgspec.structs.replace(d, fields=_scrub(d.fields)) if isinstance(d, RawDetail) and d.fields else d
+            for d in fault.details
+            if not _is_debug(d)
+        )
+    if _is_debug(fault.extensions):
+        # The members themselves are a DebugInfo (an upstream error object that says it is one).
+        changes["extensions"] = {}
+    elif fault.extensions and _holds_debug(list(fault.extensions.values())):
         changes["extensions"] = {k: _scrub(v) for k, v in fault.extensions.items() if not _is_debug(v)}
     if fault.alternatives and _holds_debug(list(fault.alternatives)):
         changes["alternatives"] = tuple(_scrub(v) for v in fault.alternatives if not _is_debug(v))

@@ -633,10 +633,14 @@ def item_from_any(any_msg: any_pb2.Any, limits: Limits) -> Item:
             alternatives_truncated=msg.alternatives_truncated,
             extensions=ext,
         )
-    # errconv.v1.OpaqueDetail: an unknown detail that came as JSON.
+    # errconv.v1.OpaqueDetail: a detail that came as JSON. Its members are read as the
+    # JSON dialects read them, so that one that fits its type's schema (a hand-made
+    # OpaqueDetail naming google.rpc.DebugInfo) is that type here too, not only there.
     fields = struct_to_python(msg.fields)
     check_depth(fields, limits.max_depth)
-    return RawDetail(type_url=msg.type_url, fields=fields)
+    if "@type" in fields:
+        return RawDetail(type_url=msg.type_url, fields=fields)
+    return item_from_json({"@type": msg.type_url, **fields} if msg.type_url else fields, limits)
 
 
 def item_to_any(item: Item) -> any_pb2.Any:

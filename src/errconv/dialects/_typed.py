@@ -17,7 +17,7 @@ tests/test_typed.py holds them to it.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 import msgspec
 
@@ -46,10 +46,10 @@ from ._details import (
     Item,
     ProblemInfo,
     _Mismatch,
+    _valid_http_status,
     check_depth,
     int64_value,
     parse_duration,
-    _valid_http_status,
 )
 
 __all__ = ["read_google", "read_status_json"]
@@ -93,8 +93,8 @@ class _QuotaViolation(msgspec.Struct, **_PLAIN):
     quota_metric: str = ""
     quota_id: str = ""
     quota_dimensions: dict[str, str] = {}
-    quota_value: Union[int, float, str, None] = None  # int64: a JSON string, or a number
-    future_quota_value: Union[int, float, str, None] = None
+    quota_value: int | float | str | None = None  # int64: a JSON string, or a number
+    future_quota_value: int | float | str | None = None
 
     def item(self) -> QuotaViolation:
         future = self.future_quota_value
@@ -243,19 +243,19 @@ class _ProblemDetail(msgspec.Struct, **_tagged(PROBLEM_TYPE)):
         )
 
 
-_Detail = Union[
-    _ErrorInfoDetail,
-    _RetryInfoDetail,
-    _BadRequestDetail,
-    _QuotaFailureDetail,
-    _PreconditionFailureDetail,
-    _ResourceInfoDetail,
-    _RequestInfoDetail,
-    _HelpDetail,
-    _LocalizedMessageDetail,
-    _DebugInfoDetail,
-    _ProblemDetail,
-]
+_Detail = (
+    _ErrorInfoDetail
+    | _RetryInfoDetail
+    | _BadRequestDetail
+    | _QuotaFailureDetail
+    | _PreconditionFailureDetail
+    | _ResourceInfoDetail
+    | _RequestInfoDetail
+    | _HelpDetail
+    | _LocalizedMessageDetail
+    | _DebugInfoDetail
+    | _ProblemDetail
+)
 
 
 class _GoogleError(msgspec.Struct, forbid_unknown_fields=True):
@@ -286,8 +286,8 @@ def _decode(decoder: msgspec.json.Decoder, data: Any, limits: Limits) -> Any:
         return None
     try:
         return decoder.decode(data)
-    except Exception:  # any shape or error at all: the general way reads it, or says what is wrong
-        return None
+    except (msgspec.MsgspecError, RecursionError, UnicodeError):
+        return None  # another shape, or no JSON at all: the general way reads it, or says what is wrong
 
 
 def _items(details: list[_Detail], limits: Limits) -> list[Item] | None:

@@ -43,6 +43,9 @@ _STATUS_LINE = re.compile(r"HTTP/(\d(?:\.\d)?) +(\d{3})(?: +(.*))?")
 _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _TAGS = re.compile(r"<[^<>]{0,2000}>")  # no "<" inside: a run of "<" cannot make it rescan
 _SPACE = re.compile(r"\s+")
+_RESET = re.compile(r"[0-9]{1,16}(\.[0-9]+)?")  # X-RateLimit-Reset: seconds, epoch seconds or epoch ms
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: "²".isdigit() is true and int("²") fails
+_GRPC_STATUS = re.compile(r"[0-9]{1,3}")
 _TITLE = re.compile(r"<title[^>]{0,200}>(.{0,2000}?)</title>", re.IGNORECASE | re.DOTALL)
 _MAX_VAGUE_DETAIL = 1000
 _MAX_INTERIM = 8  # 1xx and proxy `Connection established` blocks before the final response
@@ -150,7 +153,7 @@ def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
     if hints.wait is None:
         remaining = resp.get("x-ratelimit-remaining")
         reset = resp.get("x-ratelimit-reset")
-        if remaining is not None and remaining.strip() == "0" and reset is not None and re.fullmatch(r"[0-9]{1,16}(\.[0-9]+)?", reset.strip()):
+        if remaining is not None and remaining.strip() == "0" and reset is not None and _RESET.fullmatch(reset.strip()):
             value = float(reset)
             if value > 1e12:  # epoch milliseconds
                 value = value / 1000 - current
@@ -163,7 +166,7 @@ def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
         if field is not None:
             for item in field.split(","):
                 params = dict(p.strip().partition("=")[::2] for p in item.split(";")[1:])
-                if params.get("r", "").strip() == "0" and re.fullmatch(r"[0-9]+", params.get("t", "").strip()):
+                if params.get("r", "").strip() == "0" and _DIGITS.fullmatch(params.get("t", "").strip()):
                     hints.wait = "RateLimit"
                     hints.delay = min(int(params["t"].strip()[:12]), MAX_RETRY_AFTER_SECONDS)
                     break
@@ -246,7 +249,7 @@ def decode(
 def _with_headers(fault: Fault, resp: Response) -> Fault:
     changes: dict[str, Any] = {}
     grpc_status = resp.get("grpc-status")
-    if grpc_status is not None and re.fullmatch(r"[0-9]{1,3}", grpc_status.strip()):
+    if grpc_status is not None and _GRPC_STATUS.fullmatch(grpc_status.strip()):
         code = valid_code(int(grpc_status))
         if code != fault.grpc_code:
             changes["grpc_code"] = code

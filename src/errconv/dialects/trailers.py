@@ -57,6 +57,8 @@ Pairs = list[tuple[str, str | bytes]]
 _UNENCODED = frozenset(range(0x20, 0x7F)) - {ord("%")}
 _PERCENT = re.compile(rb"%([0-9A-Fa-f]{2})")
 _DIGITS = re.compile(r"[0-9]{1,5}")  # ASCII only: "²".isdigit() is true and int("²") fails
+_PUSHBACK_MS = re.compile(r"[0-9]{1,10}")
+_BASE64_TEXT = re.compile(rb"[A-Za-z0-9+/=,\s]*")
 
 
 def percent_encode(text: str) -> str:
@@ -349,7 +351,7 @@ def decode(
     pushback = values.get(PUSHBACK_KEY)
     if pushback is not None:
         text = pushback.decode("ascii", "replace") if isinstance(pushback, bytes) else pushback
-        if re.fullmatch(r"[0-9]{1,10}", text.strip()):
+        if _PUSHBACK_MS.fullmatch(text.strip()):
             hints.wait = PUSHBACK_KEY
             hints.delay = min(math.ceil(int(text) / 1000), MAX_RETRY_AFTER_SECONDS)
         else:
@@ -374,4 +376,4 @@ def _looks_base64(value: bytes) -> bool:
     # Raw Status bytes almost always hold bytes outside the base64 alphabet; text
     # that is entirely base64 is read as base64 (a serialized Status starts with a
     # tag byte, 0x08 or 0x12, which is never in the alphabet).
-    return bool(value) and re.fullmatch(rb"[A-Za-z0-9+/=,\s]*", value) is not None
+    return bool(value) and _BASE64_TEXT.fullmatch(value) is not None

@@ -90,6 +90,10 @@ HANGS = {
     "many details": (b'{"error":{"code":429,"details":[' + b",".join([b'{"@type":"x"}'] * 60_000) + b"]}}", "google"),
     "many violations": (b'{"status":400,"errors":[' + b",".join([b'{"field":"a"}'] * 70_000) + b"]}", "problem"),
     "long header line": (http(b"X-Long: " + b"v" * 900_000), "http"),
+    # Found by the long run, over half an hour before: detection's ^\s*grpc-status (multiline)
+    # rescanned a run of newlines from every line start.
+    "runs of newlines": (b"x" + b"\n" * 1_000_000, None),
+    "runs of whitespace lines": (b"x" + b" \t\r\n" * 250_000, None),
 }
 
 
@@ -505,6 +509,29 @@ def test_debug_info_never_crosses_the_http_boundary() -> None:
     assert b"secret" in kept
     # Inside, nothing is dropped.
     assert errconv.decode(errconv.encode(fault, "status"), "status").details == fault.details
+
+
+def test_a_debug_info_shape_anywhere_stays_inside() -> None:
+    # Found by the long run: extension members that are themselves a DebugInfo (an
+    # upstream error object carrying "@type": "...DebugInfo"), and one nested in an
+    # unknown detail's members, went out inside errconv.v1.Problem and the details.
+    for body in (
+        b'{"error":{"code":500,"@type":"google.rpc.DebugInfo","stackEntries":["secret"]}}',
+        b'{"error":{"code":500,"details":[{"@type":"acme.Trace","inner":{"@type":"google.rpc.DebugInfo","detail":"secret"}}]}}',
+    ):
+        fault = errconv.decode(body, "google")
+        for dialect in ("http+problem", "http+google", "http+stripe"):
+            out = errconv.encode(fault, dialect)
+            assert b"secret" not in out and b"DebugInfo" not in out, (dialect, out)
+
+
+def test_an_opaque_detail_naming_a_known_type_reads_as_in_json() -> None:
+    # Found by the long run: an OpaqueDetail naming google.rpc.DebugInfo was a RawDetail
+    # from a Status but a DebugInfo from JSON, so a round trip changed the detail's type.
+    opaque = problem_pb2.OpaqueDetail(type_url=T + "google.rpc.DebugInfo").SerializeToString()
+    fault = errconv.decode(status_bytes(("errconv.v1.OpaqueDetail", opaque)), "status")
+    assert fault.details == (DebugInfo(),)
+    round_trips(fault)
 
 
 def test_decode_error_messages_are_one_line() -> None:

@@ -63,7 +63,8 @@ def get(name: str) -> Dialect:
         ) from None
 
 
-_TRAILER_LINE = re.compile(rb"^\s*grpc-status\s*:", re.MULTILINE | re.IGNORECASE)
+# Spaces and tabs only: \s would cross newlines, and rescan a run of them from every line start.
+_TRAILER_LINE = re.compile(rb"^[ \t]*grpc-status[ \t]*:", re.MULTILINE | re.IGNORECASE)
 
 
 def detect(data: Any, *, limits: Limits = DEFAULT_LIMITS) -> str:

@@ -29,7 +29,7 @@ import msgspec
 
 from ._errors import DecodeError, shorten
 from .codes import Code, NextStep
-from .dialects import detect, get, google_error, status_json, stripe_error
+from .dialects import detect, get, json_dialect
 from .dialects._common import read_json
 from .dialects._details import item_from_any, item_to_json
 from .dialects.http_response import parse_response
@@ -184,13 +184,7 @@ def _status_view(raw: bytes, limits: Limits) -> dict[str, Any]:
 
 
 def _json_kind(obj: Any) -> str:
-    if google_error.looks_like(obj):
-        return "google"
-    if stripe_error.looks_like(obj):
-        return "stripe"
-    if status_json.looks_like(obj):
-        return "status"
-    return "problem"
+    return _KIND_OF_DIALECT.get(json_dialect(obj) or "problem", "problem")
 
 
 def _read(data: bytes, dialect: str | None, limits: Limits, now: float | None, walking: bool) -> _Doc | None:

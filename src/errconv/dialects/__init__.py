@@ -20,7 +20,7 @@ from ..limits import DEFAULT_LIMITS, Limits
 from . import google_error, http_response, problem, rpc_status, status_json, stripe_error, trailers
 from ._common import read_json
 
-__all__ = ["DIALECTS", "Dialect", "detect", "get"]
+__all__ = ["DIALECTS", "Dialect", "detect", "get", "json_dialect"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,22 @@ def get(name: str) -> Dialect:
 
 
 # Spaces and tabs only: \s would cross newlines, and rescan a run of them from every line start.
+def json_dialect(obj: Any) -> str | None:
+    """The dialect of a parsed JSON body by its shape: google, stripe, status-json or problem.
+
+    None for JSON that is no error body (an array without an `error` object, a scalar).
+    """
+    if google_error.looks_like(obj):
+        return "google"
+    if stripe_error.looks_like(obj):
+        return "stripe"
+    if status_json.looks_like(obj):
+        return "status-json"
+    if isinstance(obj, dict):
+        return "problem"
+    return None
+
+
 _TRAILER_LINE = re.compile(rb"^[ \t]*grpc-status[ \t]*:", re.MULTILINE | re.IGNORECASE)
 
 
@@ -94,14 +110,9 @@ def detect(data: Any, *, limits: Limits = DEFAULT_LIMITS) -> str:
         return "http"
     if head[:1] in (b"{", b"["):
         obj = read_json(head, limits, "the input")
-        if google_error.looks_like(obj):
-            return "google"
-        if stripe_error.looks_like(obj):
-            return "stripe"
-        if status_json.looks_like(obj):
-            return "status-json"
-        if isinstance(obj, dict):
-            return "problem"
+        name = json_dialect(obj)
+        if name is not None:
+            return name
         raise DecodeError("a JSON array is not an error body (a list-wrapped google error holds an \"error\" object)")
     if _TRAILER_LINE.search(head):
         return "grpc"

@@ -176,7 +176,8 @@ def hostile_value(draw: Callable, depth: int = 0) -> Any:
         n = draw(st.sampled_from((2, 3, 4, 63, 64, 65, 255, 256, 257, 2000)))
         item = hostile_value(draw, depth + 1)
         size = len(emit(item)) + 1
-        return [item] * max(1, min(n, 2_000_000 // size))  # a long list, not a 2 GB one
+        # Copies, not n references to one object: a later mutation inside it must not grow n-fold.
+        return [copy.deepcopy(item) for _ in range(max(1, min(n, 2_000_000 // size)))]
     if kind == 9 and depth < 2:
         return {draw(st.sampled_from(KEYS)): hostile_value(draw, depth + 1) for _ in range(draw(st.integers(1, 3)))}
     return pick(draw, HOSTILE_STRINGS)
@@ -623,7 +624,10 @@ def inputs(draw: Callable) -> tuple[str, bytes]:
         data = data[: draw(st.integers(0, len(data)))] + other[draw(st.integers(0, len(other))) :]
     for _ in range(draw(st.integers(1, 3))):
         data = mutate(draw, dialect, data)
-    return dialect, data
+    return dialect, data[:MAX_INPUT]
+
+
+MAX_INPUT = 3 << 20  # three times Limits.max_bytes: far enough past it, and no larger
 
 
 def as_pairs(data: bytes) -> list[tuple[str, str | bytes]] | None:

@@ -319,11 +319,28 @@ def test_max_depth() -> None:
 
 
 def test_max_details() -> None:
-    body = {"error": {"code": 400, "details": [{"@type": "x"}] * 65}}
+    # A Status may hold four more, for the fault's own fields: errconv reads back what it wrote.
+    own = [{"@type": T + "google.rpc.ErrorInfo"}, {"@type": T + "google.rpc.RetryInfo", "retryDelay": "1s"},
+           {"@type": T + "google.rpc.BadRequest"}, {"@type": T + "errconv.v1.Problem", "title": "t"}]  # fmt: skip
+    for n, ok in ((64, True), (65, False)):
+        for data, dialect in (
+            (msgspec.json.encode({"error": {"code": 400, "details": own + [{"@type": "x"}] * n}}), "google"),
+            (msgspec.json.encode({"code": 3, "details": own + [{"@type": "x"}] * n}), "status-json"),
+        ):
+            result, _ = timed(data, dialect)
+            assert isinstance(result, errconv.Fault) == ok, (dialect, n, result)
+            if not ok:
+                assert "max_details" in str(result)
     with pytest.raises(errconv.DecodeError, match="max_details"):
-        errconv.decode(msgspec.json.encode(body), "google")
+        errconv.decode(msgspec.json.encode({"status": 400, "details": [{"@type": "x"}] * 65}), "problem")
+    # Found by the long run: 67 details besides an ErrorInfo in a Status are too many for a fault.
     with pytest.raises(errconv.DecodeError, match="max_details"):
         errconv.decode(status_bytes(*[("google.rpc.Help", b"")] * 65), "status")
+    # Found by the long run: 64 details, at the limit, came back from google as 66 entries.
+    fault = errconv.decode(msgspec.json.encode({"status": 400, "details": [{"@type": "x", "n": i} for i in range(64)]}), "problem")
+    for dialect in ("google", "status-json", "status", "grpc"):
+        out = errconv.encode(fault, dialect, limits=errconv.Limits(max_trailer_bytes=1 << 20))
+        assert errconv.decode(out, dialect).details == fault.details
 
 
 def test_max_violations_covers_every_list_of_violations() -> None:

@@ -55,6 +55,10 @@ def decode(
         if isinstance(exc, (RecursionError, MemoryError)):
             raise DecodeError(f"the {name} input is too deeply nested or too large to read") from None
         raise DecodeError(f"cannot read the input as {name}: {type(exc).__name__}: {shorten(str(exc), 80)}") from None
+    if len(fault.details) > limits.max_details:
+        # Whatever the dialect: a Status's container may hold four more (the codecs check
+        # that before parsing), but no fault holds more details than any dialect reads back.
+        raise DecodeError(f"{len(fault.details)} details, over the limit of {limits.max_details} (Limits.max_details)")
     if _input_size(data) > limits.max_string:  # no decoded string is longer than its input
         _check_strings(fault, limits.max_string)
     return fault

@@ -27,7 +27,9 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     max_depth: int = 32
     """Deepest nesting of JSON inside extension members, alternatives and unknown details."""
     max_details: int = 64
-    """Most entries in a Status's details."""
+    """Most details a fault holds: entries of a problem body's `details`; a Status may hold
+    four more, the ErrorInfo, RetryInfo, BadRequest and errconv.v1.Problem that carry the
+    fault's own fields."""
     max_violations: int = 256
     """Most field violations (BadRequest, errors, invalid-params), and most entries in any
     other repeated list of a detail (QuotaFailure and PreconditionFailure violations,

@@ -76,6 +76,19 @@ def _check_numbers(obj: Any, what: str) -> None:
             raise DecodeError(f"{what} holds a {len(str(abs(node)))}-digit number, out of range of a JSON double")
 
 
+# A Status holds a fault's own fields in up to four details of its own (ErrorInfo,
+# RetryInfo, BadRequest, errconv.v1.Problem). Limits.max_details counts the others,
+# so that errconv reads back every Status it writes from a fault it read.
+OWN_DETAILS = 4
+
+
+def details_over(count: int, limits: Limits) -> str:
+    return (
+        f"{count} details, over the limit of {limits.max_details + OWN_DETAILS}"
+        f" (Limits.max_details, and {OWN_DETAILS} for the fault's own fields)"
+    )
+
+
 def write_json(value: Any) -> bytes:
     return _json_encoder.encode(value)
 

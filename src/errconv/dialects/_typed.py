@@ -39,7 +39,7 @@ from ..details import (
     RetryInfo,
 )
 from ..limits import Limits
-from ._common import has_long_digit_run
+from ._common import OWN_DETAILS, has_long_digit_run
 from ._details import (
     PROBLEM_TYPE,
     TYPE_PREFIX,
@@ -291,7 +291,7 @@ def _decode(decoder: msgspec.json.Decoder, data: Any, limits: Limits) -> Any:
 
 
 def _items(details: list[_Detail], limits: Limits) -> list[Item] | None:
-    if len(details) > limits.max_details:
+    if len(details) > limits.max_details + OWN_DETAILS:
         return None
     try:
         return [d.item(limits) for d in details]

@@ -17,7 +17,7 @@ from .._errors import DecodeError, shorten
 from ..codes import CODE_BY_NAME, Code, code_for_http, code_name
 from ..fault import Fault
 from ..limits import DEFAULT_LIMITS, Limits
-from ._common import Hints, fields_from_status, finish, read_json, status_items, write_json
+from ._common import OWN_DETAILS, Hints, details_over, fields_from_status, finish, read_json, status_items, write_json
 from ._details import Item, check_depth, item_from_json, item_to_json
 from ._typed import read_google
 
@@ -78,8 +78,8 @@ def from_object(
     details = inner.get("details", [])
     if not isinstance(details, list):
         raise DecodeError(f"\"error.details\" must be an array, got {shorten(details)}")
-    if len(details) > limits.max_details:
-        raise DecodeError(f"{len(details)} details, over the limit of {limits.max_details} (Limits.max_details)")
+    if len(details) > limits.max_details + OWN_DETAILS:
+        raise DecodeError(details_over(len(details), limits))
     items = [item_from_json(d, limits) for d in details]
     unknown = {k: v for k, v in inner.items() if k not in _KNOWN}
     if unknown:

@@ -15,7 +15,7 @@ from google.rpc import status_pb2
 from .._errors import DecodeError
 from ..fault import Fault
 from ..limits import DEFAULT_LIMITS, Limits
-from ._common import Hints, fields_from_status, finish, status_items, valid_code
+from ._common import OWN_DETAILS, Hints, details_over, fields_from_status, finish, status_items, valid_code
 from ._details import item_from_any, item_to_any
 
 __all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "from_message", "to_message"]
@@ -40,8 +40,8 @@ def from_message(
     message: str | None = None,
 ) -> Fault:
     """A Fault from a google.rpc.Status message (what interceptors and trailers use)."""
-    if len(status.details) > limits.max_details:
-        raise DecodeError(f"the Status has {len(status.details)} details, over the limit of {limits.max_details} (Limits.max_details)")
+    if len(status.details) > limits.max_details + OWN_DETAILS:
+        raise DecodeError(f"the Status has {details_over(len(status.details), limits)}")
     items = [item_from_any(d, limits) for d in status.details]
     code = valid_code(status.code) if grpc_code is None else grpc_code
     fields, stated, wait = fields_from_status(code, status.message if message is None else message, items)

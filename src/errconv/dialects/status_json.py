@@ -11,7 +11,7 @@ from typing import Any
 from .._errors import DecodeError, shorten
 from ..fault import Fault
 from ..limits import DEFAULT_LIMITS, Limits
-from ._common import Hints, fields_from_status, finish, read_json, status_items, valid_code, write_json
+from ._common import OWN_DETAILS, Hints, details_over, fields_from_status, finish, read_json, status_items, valid_code, write_json
 from ._details import item_from_json, item_to_json
 from ._typed import read_status_json
 
@@ -50,8 +50,8 @@ def from_object(
         message = ""
     if not isinstance(details, list):
         raise DecodeError(f"\"details\" must be an array, got {shorten(details)}")
-    if len(details) > limits.max_details:
-        raise DecodeError(f"{len(details)} details, over the limit of {limits.max_details} (Limits.max_details)")
+    if len(details) > limits.max_details + OWN_DETAILS:
+        raise DecodeError(details_over(len(details), limits))
     items = [item_from_json(d, limits) for d in details]
     fields, stated, wait = fields_from_status(valid_code(obj.get("code")), message, items)
     hints = hints or Hints()

@@ -57,8 +57,9 @@ NOW = 1_800_000_000.0
 # Decoding must cost at most this much: a fixed allowance plus a few microseconds a
 # byte. A quadratic path on a megabyte input takes minutes, so it cannot hide here.
 BASE_SECONDS, PER_BYTE_SECONDS = 0.5, 3e-6
-# Reading back what an encoder wrote: the output may be larger than the input was.
-ROOMY = errconv.Limits(max_bytes=1 << 30)
+# Reading back what an encoder wrote: the output may be larger than the input was, and
+# hold more entries (an extension list that a problem body reads as its details).
+ROOMY = errconv.Limits(max_bytes=1 << 30, max_details=1 << 20, max_violations=1 << 20)
 
 STATS: dict[str, Any] = {"inputs": 0, "decodes": 0, "faults": 0, "slowest": (0.0, 0, None, b"")}
 

@@ -62,7 +62,7 @@ def round_trips(fault: errconv.Fault) -> None:
     """Every encoder writes `fault`, and its decoder reads the same Fault minus its losses."""
     from helpers import assert_same_except
 
-    roomy = errconv.Limits(max_bytes=1 << 30)
+    roomy = errconv.Limits(max_bytes=1 << 30, max_details=1 << 20, max_violations=1 << 20)
     for dialect in errconv.DIALECTS:
         out = errconv.encode(fault, dialect)
         back = errconv.decode(out, "http" if dialect.startswith("http") else dialect, limits=roomy, now=NOW)
@@ -496,7 +496,7 @@ def test_no_control_character_reaches_a_header() -> None:
 
 @pytest.mark.parametrize(
     "request_id, written",
-    [("req_123", b"req_123"), ("  ", None), ("caf\u00e9", None), ("a\r\nb", b"a  b"), ("r" * 9000, None)],
+    [("req_123", b"req_123"), ("  ", None), ("caf\u00e9", None), ("a\r\nb", b"a  b"), ("r" * 9000, None), ("tab\there", None)],
 )
 def test_request_id_is_copied_only_when_safe(request_id: str, written: bytes | None) -> None:
     fault = errconv.Fault.build(status=500, details=[RequestInfo(request_id=request_id)])
@@ -540,6 +540,28 @@ def test_a_debug_info_shape_anywhere_stays_inside() -> None:
         for dialect in ("http+problem", "http+google", "http+stripe"):
             out = errconv.encode(fault, dialect)
             assert b"secret" not in out and b"DebugInfo" not in out, (dialect, out)
+
+
+def test_scrubbing_debug_info_out_of_an_unknown_detail_is_a_named_loss() -> None:
+    # Found by the long run: with its nested DebugInfo objects removed at the boundary, a
+    # raw ErrorInfo fits the schema and reads back typed; losses() names it, by type.
+    body = msgspec.json.encode({"error": {"code": 404, "status": "NOT_FOUND", "details": [
+        {"@type": T + "google.rpc.ErrorInfo", "reason": "R", "metadata": {"k": {"@type": T + "google.rpc.DebugInfo"}}},
+    ]}})  # fmt: skip
+    fault = errconv.decode(body, "google")
+    assert isinstance(fault.details[0], RawDetail)
+    assert errconv.losses(fault, "http+google") == ("details.google.rpc.ErrorInfo",)
+    round_trips(fault)
+
+
+def test_a_stripe_extension_list_past_max_details_still_converts() -> None:
+    # Found by the long run: a Stripe body's 65-entry `details` extension is read by the
+    # problem decoder as its own details; the conversion names the change, it does not crash.
+    body = msgspec.json.encode({"error": {"type": "card_error", "details": [{"@type": "x", "n": i} for i in range(65)]}})
+    fault = errconv.decode(body, "stripe")
+    assert len(fault.extensions["details"]) == 65
+    assert set(errconv.losses(fault, "problem")) == {"details", "extensions"}
+    round_trips(fault)
 
 
 def test_an_opaque_detail_naming_a_known_type_reads_as_in_json() -> None:

@@ -265,7 +265,8 @@ def _with_headers(fault: Fault, resp: Response) -> Fault:
 def _header_copy(value: str, limits: Limits) -> str | None:
     """`value` fit to copy into a header (printable ASCII, within max_header), else None."""
     value = safe_header_value(value)
-    if value and value.isascii() and len(value) <= limits.max_header:
+    # isprintable() also refuses the HTAB that RFC 9110 allows: a copied value is one plain token.
+    if value and value.isascii() and value.isprintable() and len(value) <= limits.max_header:
         return value
     return None
 

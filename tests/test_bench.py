@@ -15,8 +15,6 @@ import pytest
 
 BENCH = pathlib.Path(__file__).resolve().parent.parent / "bench" / "run.py"
 
-pytest.importorskip("google.api_core")
-
 
 @pytest.fixture(scope="module")
 def bench():

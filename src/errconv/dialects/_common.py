@@ -212,6 +212,16 @@ class Hints:
     notes: list[str] = field(default_factory=list)
 
 
+def http_status_wins(body_status: int | None, http_status: int | None, hints: Hints) -> int | None:
+    """The status a decoded body gets: the HTTP status line's when there is one (generic
+    HTTP software uses it, RFC 9457 section 3.1.2), noting a body that said otherwise."""
+    if http_status is None:
+        return body_status
+    if body_status is not None and body_status != http_status:
+        hints.notes.append(f"body status {body_status} differs from HTTP status {http_status}; HTTP wins")
+    return http_status
+
+
 def fields_from_status(
     grpc_code: int, message: str, items: list[Item], *, http_status: int | None = None
 ) -> tuple[dict[str, Any], NextStep | None, str | None]:

@@ -17,7 +17,17 @@ from .._errors import DecodeError, shorten
 from ..codes import CODE_BY_NAME, Code, code_for_http, code_name
 from ..fault import Fault
 from ..limits import DEFAULT_LIMITS, Limits
-from ._common import OWN_DETAILS, Hints, details_over, fields_from_status, finish, read_json, status_items, write_json
+from ._common import (
+    OWN_DETAILS,
+    Hints,
+    details_over,
+    fields_from_status,
+    finish,
+    http_status_wins,
+    read_json,
+    status_items,
+    write_json,
+)
 from ._details import Item, check_depth, item_from_json, item_to_json
 from ._typed import read_google
 
@@ -113,10 +123,7 @@ def _fault(
     body_status, grpc_code = _codes(http, name, http_status)
     fields, stated, wait = fields_from_status(grpc_code, message, items, http_status=body_status)
     hints = hints or Hints()
-    if http_status is not None:
-        if fields["status"] != http_status:
-            hints.notes.append(f"body status {fields['status']} differs from HTTP status {http_status}; HTTP wins")
-        fields["status"] = http_status
+    fields["status"] = http_status_wins(fields["status"], http_status, hints)
     if unknown:
         fields["extensions"] = {**unknown, **fields["extensions"]}
     if hints.wait is None:

@@ -37,7 +37,17 @@ from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, http_for_code, 
 from ..details import LocalizedMessage, RetryInfo
 from ..fault import METADATA_RESERVED, Fault, Violation
 from ..limits import DEFAULT_LIMITS, Limits
-from ._common import STEP_ALIASES, Hints, capped_delay, finish, read_json, seconds_from_nanos, whole_seconds, write_json
+from ._common import (
+    STEP_ALIASES,
+    Hints,
+    capped_delay,
+    finish,
+    http_status_wins,
+    read_json,
+    seconds_from_nanos,
+    whole_seconds,
+    write_json,
+)
 from ._details import ProblemInfo, check_depth, item_from_json, item_to_json
 from ._pointer import pointer_of, pointer_to_field
 
@@ -195,10 +205,7 @@ def from_object(
         taken.add("status")
     else:
         status = None
-    if http_status is not None:
-        if status is not None and status != http_status:
-            hints.notes.append(f"body status {status} differs from HTTP status {http_status}; HTTP wins")
-        status = http_status
+    status = http_status_wins(status, http_status, hints)
 
     grpc_name = obj.get("grpc_code")
     if isinstance(grpc_name, str) and grpc_name in CODE_BY_NAME:

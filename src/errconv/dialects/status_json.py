@@ -11,7 +11,18 @@ from typing import Any
 from .._errors import DecodeError, shorten
 from ..fault import Fault
 from ..limits import DEFAULT_LIMITS, Limits
-from ._common import OWN_DETAILS, Hints, details_over, fields_from_status, finish, read_json, status_items, valid_code, write_json
+from ._common import (
+    OWN_DETAILS,
+    Hints,
+    details_over,
+    fields_from_status,
+    finish,
+    http_status_wins,
+    read_json,
+    status_items,
+    valid_code,
+    write_json,
+)
 from ._details import item_from_json, item_to_json
 from ._typed import read_status_json
 
@@ -55,10 +66,7 @@ def from_object(
     items = [item_from_json(d, limits) for d in details]
     fields, stated, wait = fields_from_status(valid_code(obj.get("code")), message, items)
     hints = hints or Hints()
-    if http_status is not None:
-        if fields["status"] != http_status:
-            hints.notes.append(f"body status {fields['status']} differs from HTTP status {http_status}; HTTP wins")
-        fields["status"] = http_status
+    fields["status"] = http_status_wins(fields["status"], http_status, hints)
     if hints.wait is None:
         hints.wait = wait
     return finish(fields, stated, hints, dialect)

@@ -3,6 +3,14 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
+
+# Under CI every property test runs a fixed set of examples: a red CI then means a real
+# regression, reproducible on any machine, never an unlucky draw. Longer, random runs
+# are for people (see ERRCONV_HYPOTHESIS_EXAMPLES and ERRCONV_FUZZ_EXAMPLES).
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

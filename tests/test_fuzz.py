@@ -145,12 +145,23 @@ _HEADER_LINE = re.compile(rb"[A-Za-z0-9-]+: [\x20-\x7e]*")
 _DEBUG = "google.rpc.DebugInfo"
 
 
+def _carried(obj: dict[str, Any]) -> list[Any]:
+    """The member values of a JSON object, but for a string map named `metadata`: ErrorInfo
+    metadata (and problem's) is meant for the client, not a carried object, even when one
+    of its keys is "@type"."""
+    return [
+        v
+        for k, v in obj.items()
+        if not (k == "metadata" and isinstance(v, dict) and all(isinstance(x, str) for x in v.values()))
+    ]
+
+
 def _has_debug(value: Any) -> bool:
     if isinstance(value, dict):
         t = value.get("@type")
         if isinstance(t, str) and t.endswith(_DEBUG):
             return True
-        return any(_has_debug(v) for v in value.values())
+        return any(_has_debug(v) for v in _carried(value))
     if isinstance(value, list):
         return any(_has_debug(v) for v in value)
     return False
@@ -177,7 +188,7 @@ def check_http_output(out: bytes, fault: errconv.Fault) -> None:
     # A DebugInfo object anywhere inside the body (the body's own members, and the error
     # object's in an envelope, are what errconv writes, not objects it carries).
     inner = obj.get("error") if isinstance(obj.get("error"), dict) else {}
-    assert not any(_has_debug(v) for v in (*obj.values(), *inner.values())), "DebugInfo crossed the http+ boundary"
+    assert not any(_has_debug(v) for v in (*_carried(obj), *_carried(inner))), "DebugInfo crossed the http+ boundary"
 
 
 def check_grpc_output(pairs: list[tuple[str, Any]], fault: errconv.Fault) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Iterable, Callable
 from typing import Any
 
 import msgspec
@@ -489,6 +489,7 @@ def check_depth(value: Any, limit: int) -> None:
     stack = [(value, 0)]
     while stack:
         node, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, list):
@@ -680,18 +681,18 @@ def item_to_any(item: Item) -> any_pb2.Any:
                 fv.localized_message.message = v.localized_message.message
     elif isinstance(item, QuotaFailure):
         pb = ed.QuotaFailure()
-        for v in item.violations:
+        for q in item.violations:
             qv = pb.violations.add(
-                subject=v.subject,
-                description=v.description,
-                api_service=v.api_service,
-                quota_metric=v.quota_metric,
-                quota_id=v.quota_id,
-                quota_dimensions=v.quota_dimensions,
-                quota_value=v.quota_value,
+                subject=q.subject,
+                description=q.description,
+                api_service=q.api_service,
+                quota_metric=q.quota_metric,
+                quota_id=q.quota_id,
+                quota_dimensions=q.quota_dimensions,
+                quota_value=q.quota_value,
             )
-            if v.future_quota_value is not None:
-                qv.future_quota_value = v.future_quota_value
+            if q.future_quota_value is not None:
+                qv.future_quota_value = q.future_quota_value
     elif isinstance(item, PreconditionFailure):
         pb = ed.PreconditionFailure(
             violations=[

@@ -113,8 +113,8 @@ def _violation(entry: Any) -> Violation | None:
 
 def _violations(value: Any, limits: Limits) -> tuple[Violation, ...] | None:
     """Violations from any of the common shapes, or None when `value` fits none of them."""
+    out: list[Violation] = []
     if isinstance(value, dict):  # ASP.NET: {"field": ["message", ...]}
-        out = []
         for key, messages in value.items():
             if isinstance(messages, str):
                 messages = [messages]
@@ -122,7 +122,6 @@ def _violations(value: Any, limits: Limits) -> tuple[Violation, ...] | None:
                 return None
             out.extend(Violation(field=key, description=m) for m in messages)
     elif isinstance(value, list):
-        out = []
         for entry in value:
             v = _violation(entry)
             if v is None:

@@ -228,7 +228,8 @@ class _Fit:
             details = [i for i, item in enumerate(self.items) if id(item) not in own]
             if not details:
                 break
-            self.drop(lambda i, item, last=details[-1]: i != last)
+            last = details[-1]
+            self.drop(lambda i, item: i != last)
         if self.fits():
             return
         problem = next((i for i, item in enumerate(self.items) if isinstance(item, ProblemInfo)), None)

@@ -297,8 +297,13 @@ def finish(
     stated: NextStep | None,
     hints: Hints,
     dialect: str,
+    body_wait: str | None = None,
 ) -> Fault:
-    """Settle the next step (stated, else the ladder) and build the decoded Fault."""
+    """Settle the next step (stated, else the ladder) and build the decoded Fault.
+
+    `body_wait` names a signal in the body that says wait (RetryInfo); a wire signal
+    in `hints` (a header, a trailer) comes first.
+    """
     # An empty string is no value, as in Fault.build: proto3 strings cannot tell them apart.
     if "" in fields.values():  # rare: one scan at C speed spares nine lookups
         for name in _OPTIONAL_TEXT:
@@ -312,7 +317,7 @@ def finish(
                 if v.field:
                     fields["param"] = v.field
                     break
-        wait_hint = hints.wait
+        wait_hint = hints.wait or body_wait
         if wait_hint is None and fields.get("retry_after_seconds") is not None:
             wait_hint = "a delay in the body"
         step, source = infer_next_step(

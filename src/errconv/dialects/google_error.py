@@ -126,9 +126,7 @@ def _fault(
     fields["status"] = http_status_wins(fields["status"], http_status, hints)
     if unknown:
         fields["extensions"] = {**unknown, **fields["extensions"]}
-    if hints.wait is None:
-        hints.wait = wait
-    return finish(fields, stated, hints, dialect)
+    return finish(fields, stated, hints, dialect, wait)
 
 
 def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = None) -> Fault:

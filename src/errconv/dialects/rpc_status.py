@@ -46,9 +46,7 @@ def from_message(
     code = valid_code(status.code) if grpc_code is None else grpc_code
     fields, stated, wait = fields_from_status(code, status.message if message is None else message, items)
     hints = hints or Hints()
-    if hints.wait is None:
-        hints.wait = wait
-    return finish(fields, stated, hints, dialect)
+    return finish(fields, stated, hints, dialect, wait)
 
 
 def parse(data: bytes, limits: Limits) -> status_pb2.Status:

@@ -67,9 +67,7 @@ def from_object(
     fields, stated, wait = fields_from_status(valid_code(obj.get("code")), message, items)
     hints = hints or Hints()
     fields["status"] = http_status_wins(fields["status"], http_status, hints)
-    if hints.wait is None:
-        hints.wait = wait
-    return finish(fields, stated, hints, dialect)
+    return finish(fields, stated, hints, dialect, wait)
 
 
 def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = None) -> Fault:
@@ -78,7 +76,7 @@ def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = 
     if typed is not None:
         code, message, items = typed
         fields, stated, wait = fields_from_status(valid_code(code), message, items)
-        return finish(fields, stated, Hints(wait=wait), NAME)
+        return finish(fields, stated, Hints(), NAME, wait)
     return from_object(read_json(data, limits, "the status-json body"), limits)
 
 

@@ -7,7 +7,13 @@
 - The Status path uses the protobuf classes directly (`FromString`, `Is`/`Unpack`,
   `Pack`) and `MessageToDict` for the details it does not read itself.
 - google-api-core's `from_http_response` reads a Google error out of a
-  `requests.Response`, as every REST client built on api-core does.
+  `requests.Response`, as every REST client built on api-core does. errconv's
+  `decode(..., "http")` starts from the response bytes, so the fair comparison
+  starts there too: `api_core_from_bytes` has http.client parse the status line
+  and headers, urllib3 wrap them and requests' adapter build the Response, the
+  path every such client's response takes (no socket: the bytes are in memory).
+  `api_core_response` builds the Response by hand instead, once, for the figure
+  that leaves HTTP parsing out of api-core's side.
 
 Each function takes the bytes errconv would take and returns the bytes (or the
 exception) the user would get, so the harness can check that both did the work.
@@ -15,6 +21,7 @@ exception) the user would get, so the harness can check that both did the work.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Callable
@@ -25,7 +32,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 import errconv  # noqa: F401  (imports errconv.v1.Problem into the default descriptor pool, as its users would)
 
-__all__ = ["CONVERSIONS", "PROTOBUF", "api_core_response", "from_http_response"]
+__all__ = ["CONVERSIONS", "PROTOBUF", "api_core_from_bytes", "api_core_response", "from_http_response"]
 
 # google/rpc/code.proto's HTTP mapping, as a user copies it from the docs.
 _HTTP_FOR_CODE = {0: 200, 1: 499, 2: 500, 3: 400, 4: 504, 5: 404, 6: 409, 7: 403, 8: 429, 9: 400,
@@ -199,3 +206,50 @@ def from_http_response(response: Any) -> Exception:
     from google.api_core import exceptions
 
     return exceptions.from_http_response(response)
+
+
+class _Wire:
+    """What http.client reads a response from: a socket's file."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def makefile(self, mode: str) -> Any:
+        return io.BytesIO(self._data)
+
+
+_REQUEST: Any = None
+_ADAPTER: Any = None
+
+
+def api_core_from_bytes(http_response: bytes) -> Exception:
+    """`from_http_response` on the Response that requests builds from these bytes.
+
+    The steps of `requests.adapters.HTTPAdapter.send` after the socket: http.client
+    parses the head, urllib3 wraps it (its body read when requests asks for the
+    content), and `HTTPAdapter.build_response` makes the `requests.Response`.
+    """
+    global _REQUEST, _ADAPTER
+    import http.client
+
+    import requests
+    import urllib3
+    from google.api_core import exceptions
+
+    if _REQUEST is None:
+        _REQUEST = requests.Request("POST", "https://api.example.com/v1/things:run").prepare()
+        _ADAPTER = requests.adapters.HTTPAdapter()
+    raw = http.client.HTTPResponse(_Wire(http_response), method="POST")  # type: ignore[arg-type]
+    raw.begin()
+    wrapped = urllib3.HTTPResponse(
+        body=raw,
+        headers=urllib3.HTTPHeaderDict(raw.headers.items()),
+        status=raw.status,
+        version=raw.version,
+        reason=raw.reason,
+        preload_content=False,
+        original_response=raw,
+        request_method="POST",
+        request_url=_REQUEST.url,
+    )
+    return exceptions.from_http_response(_ADAPTER.build_response(_REQUEST, wrapped))

@@ -1,4 +1,4 @@
-"""The typed read of google and status-json bodies gives what the general read gives.
+"""The typed read of google, status-json and problem bodies gives what the general read gives.
 
 `dialects/_typed.py` decodes a body in the usual shape straight into msgspec Structs
 and gives up on anything else. Whatever a body is, `decode` (typed first) must give
@@ -21,16 +21,19 @@ import golden_corpus as gc
 import pytest
 
 from errconv import DecodeError
-from errconv.dialects import _typed, google_error, status_json
+from errconv.dialects import _typed, google_error, problem, status_json
 from errconv.dialects._common import read_json
 from errconv.limits import DEFAULT_LIMITS, Limits
 
 DIALECTS = {
     "google": (google_error, _typed.read_google, "the google error body"),
     "status-json": (status_json, _typed.read_status_json, "the status-json body"),
+    "problem": (problem, _typed.read_problem, "the problem body"),
 }
-ODD_VALUES = [None, 0, -1, 99, 429, 2**70, 1.5, 30.0, True, "", "x", "30s", "1.5s", "-3", "99999999999999999999",
-              [], {}, ["a"], {"k": "v"}, {"k": 1}]  # fmt: skip
+ODD_VALUES = [None, 0, -1, 99, 429, 2**70, 10**400, 1.5, 30.0, True, False, "", "x", "30s", "1.5s", "-3",
+              "99999999999999999999", "wait", "transient", "NOT_FOUND", "#/a/0", "/a~1b", "next_step",
+              [], {}, ["a"], {"k": "v"}, {"k": 1}, {"next_step": "x"}, {"detail": "d"}, {"field": ""},
+              {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "5s"}]  # fmt: skip
 TIGHT = Limits(max_details=2, max_violations=1, max_depth=2)
 
 
@@ -114,13 +117,24 @@ def test_typed_read_matches_the_general_read(dialect: str) -> None:
     assert typed > 500  # the typed way is taken, not only the general one
 
 
-@pytest.mark.parametrize("dialect", list(DIALECTS))
+@pytest.mark.parametrize("dialect", ["google", "status-json"])
 def test_golden_bodies_take_the_typed_way(dialect: str) -> None:
     _, read_typed, _ = DIALECTS[dialect]
     for case in gc.cases():
         data = (case / gc.FILES[dialect]).read_bytes()
         unknown_type = "type.googleapis.com/example." in data.decode() or b"@bytes" in data
         assert (read_typed(data, DEFAULT_LIMITS) is None) == unknown_type, case.name
+
+
+def test_golden_problem_bodies_take_the_typed_way_unless_they_have_extensions() -> None:
+    for case in gc.cases():
+        data = (case / gc.FILES["problem"]).read_bytes()
+        body = json.loads(data)
+        foreign = set(body) - set(_typed.ProblemBody.__struct_fields__)
+        fast = _typed.read_problem(data, DEFAULT_LIMITS)
+        assert (fast is None) == bool(foreign), case.name
+        if fast is not None:  # and the typed Fault is the one decode gives
+            assert problem.from_typed(fast) is not None, case.name
 
 
 def test_http_reads_a_google_body_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,5 +149,22 @@ def test_http_reads_a_google_body_the_same_either_way(monkeypatch: pytest.Monkey
             responses.append(head + b"\r\n\r\n" + json.dumps(mutant).encode())
     typed = [outcome(partial(http_response.decode, data, now=0.0)) for data in responses]
     monkeypatch.setattr(http_response, "read_google", lambda data, limits: None)
+    general = [outcome(partial(http_response.decode, data, now=0.0)) for data in responses]
+    assert typed == general
+
+
+def test_http_reads_a_problem_body_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    from errconv.dialects import http_response
+
+    responses = []
+    for case in gc.cases():
+        data = (case / "http-problem.http").read_bytes()
+        head, _, body = data.partition(b"\r\n\r\n")
+        responses.append(data)
+        for mutant in list(mutants(json.loads(body)))[::5]:
+            responses.append(head + b"\r\n\r\n" + json.dumps(mutant).encode())
+    typed = [outcome(partial(http_response.decode, data, now=0.0)) for data in responses]
+    assert sum(_typed.read_problem(r.partition(b"\r\n\r\n")[2], DEFAULT_LIMITS) is not None for r in responses) > 100
+    monkeypatch.setattr(http_response, "read_problem", lambda data, limits: None)
     general = [outcome(partial(http_response.decode, data, now=0.0)) for data in responses]
     assert typed == general

@@ -16,9 +16,9 @@ import msgspec
 from .._errors import DecodeError, shorten
 from ..codes import Code, NextStep, code_name, http_for_code, infer_next_step
 from ..details import BadRequest, DebugInfo, ErrorInfo, FieldViolation, RawDetail, RetryInfo
-from ..fault import METADATA_RESERVED, REASON_MAX, REASON_RE, Fault, Origin, Violation
+from ..fault import REASON_MAX, REASON_RE, Fault, Origin, Violation
 from ..limits import MAX_RETRY_AFTER_SECONDS, Limits
-from ._details import Item, ProblemInfo
+from ._details import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, field_violation_to_json, item_to_json
 
 _json_decoder = msgspec.json.Decoder()
 _json_encoder = msgspec.json.Encoder()
@@ -106,6 +106,8 @@ def capped_delay(seconds: int) -> int:
 
 def whole_seconds(value: Any) -> int | None:
     """A body's delay as whole seconds (fractions round up), or None if it is not a number."""
+    if type(value) is int and 0 <= value <= MAX_RETRY_AFTER_SECONDS:  # the usual case, as written
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if isinstance(value, float) and not math.isfinite(value):
@@ -155,17 +157,10 @@ def status_items(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[It
     other details in order, and last errconv.v1.Problem for what has no standard home.
     """
     reason, exact_code, synthesized = reason_for(fault)
-    metadata = dict(fault.metadata)
-    for key in METADATA_RESERVED:
-        value = getattr(fault, key)
-        if value is not None:
-            metadata[key] = str(value)
-    items: list[Item] = [ErrorInfo(reason=reason, domain=fault.domain or "", metadata=metadata)]
+    items: list[Item] = [ErrorInfo(reason=reason, domain=fault.domain or "", metadata=_error_info_metadata(fault))]
     if fault.retry_after_seconds is not None:
         items.append(RetryInfo(retry_delay_nanos=capped_delay(fault.retry_after_seconds) * 1_000_000_000))
-    # The first BadRequest is the fault's violations: written, even empty, whenever a
-    # second one rides in details, so that it reads back as the second.
-    if fault.violations or (fault.details and any(isinstance(d, BadRequest) for d in fault.details)):
+    if _writes_bad_request(fault):
         items.append(
             BadRequest(
                 field_violations=tuple(
@@ -199,6 +194,87 @@ def status_items(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[It
     return fault.detail or fault.title or "", items
 
 
+def _error_info_metadata(fault: Fault) -> dict[str, str]:
+    """ErrorInfo.metadata: the fault's, then the scalar agent fields (METADATA_RESERVED)."""
+    metadata = dict(fault.metadata)
+    if fault.next_step is not None:
+        metadata["next_step"] = str(fault.next_step)
+    if fault.param is not None:
+        metadata["param"] = str(fault.param)
+    if fault.blocked_by is not None:
+        metadata["blocked_by"] = str(fault.blocked_by)
+    if fault.unblock_with is not None:
+        metadata["unblock_with"] = str(fault.unblock_with)
+    return metadata
+
+
+def _writes_bad_request(fault: Fault) -> bool:
+    # The first BadRequest is the fault's violations: written, even empty, whenever a
+    # second one rides in details, so that it reads back as the second.
+    return bool(fault.violations or (fault.details and any(isinstance(d, BadRequest) for d in fault.details)))
+
+
+_ERROR_INFO_URL = TYPE_PREFIX + "google.rpc.ErrorInfo"
+_RETRY_INFO_URL = TYPE_PREFIX + "google.rpc.RetryInfo"
+_BAD_REQUEST_URL = TYPE_PREFIX + "google.rpc.BadRequest"
+_PROBLEM_URL = TYPE_PREFIX + PROBLEM_TYPE
+
+
+def status_items_json(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[dict[str, Any]]]:
+    """Status.message and the proto3 JSON `details` array for a fault.
+
+    The same details as `status_items`, each as `item_to_json` writes it (a test holds
+    the two equal), but written straight from the fault: the JSON dialects would
+    otherwise make a detail Struct for each of the fault's own fields only to turn it
+    into a dict.
+    """
+    reason, exact_code, synthesized = reason_for(fault)
+    error_info: dict[str, Any] = {"@type": _ERROR_INFO_URL}
+    if reason:
+        error_info["reason"] = reason
+    if fault.domain:
+        error_info["domain"] = fault.domain
+    metadata = _error_info_metadata(fault)
+    if metadata:
+        error_info["metadata"] = metadata
+    details = [error_info]
+    if fault.retry_after_seconds is not None:
+        # Whole seconds, as format_duration writes them.
+        details.append({"@type": _RETRY_INFO_URL, "retryDelay": f"{capped_delay(fault.retry_after_seconds)}s"})
+    if _writes_bad_request(fault):
+        details.append({"@type": _BAD_REQUEST_URL, "fieldViolations": [field_violation_to_json(v) for v in fault.violations]})
+    for item in fault.details:
+        if keep_debug or not isinstance(item, DebugInfo):
+            details.append(item_to_json(item))
+    # errconv.v1.Problem, with the members of the ProblemInfo that status_items makes.
+    message_is_title = fault.detail is None and fault.title is not None
+    problem: dict[str, Any] = {"@type": _PROBLEM_URL}
+    if fault.type:
+        problem["type"] = fault.type
+    if fault.title and not message_is_title:
+        problem["title"] = fault.title
+    if fault.instance:
+        problem["instance"] = fault.instance
+    http_status = 0 if fault.status == http_for_code(fault.grpc_code) else fault.status  # 0: the code's own
+    if http_status:
+        problem["httpStatus"] = http_status
+    if exact_code:
+        problem["code"] = exact_code
+    if synthesized:
+        problem["reasonSynthesized"] = True
+    if message_is_title:
+        problem["messageIsTitle"] = True
+    if fault.alternatives:
+        problem["alternatives"] = list(fault.alternatives)
+    if fault.alternatives_truncated:
+        problem["alternativesTruncated"] = True
+    if fault.extensions:
+        problem["extensions"] = fault.extensions
+    if len(problem) > 1:
+        details.append(problem)
+    return fault.detail or fault.title or "", details
+
+
 # --------------------------------------------------------------------------- Status -> Fault
 
 
@@ -229,22 +305,32 @@ def fields_from_status(
     error_info: ErrorInfo | None = None
     retry: RetryInfo | None = None
     bad_request: BadRequest | None = None
-    problem = ProblemInfo()
+    problem = _NO_PROBLEM
     details = []
     for item in items:
-        if isinstance(item, ErrorInfo) and error_info is None:
-            error_info = item
-        elif isinstance(item, RetryInfo) and retry is None:
-            retry = item
-        elif isinstance(item, BadRequest) and bad_request is None:
-            bad_request = item
-        elif isinstance(item, ProblemInfo):
-            problem = item
+        # The detail classes are final, so the class itself says which home an item has.
+        kind = type(item)
+        if kind is ErrorInfo and error_info is None:
+            error_info = item  # type: ignore[assignment]
+        elif kind is RetryInfo and retry is None:
+            retry = item  # type: ignore[assignment]
+        elif kind is BadRequest and bad_request is None:
+            bad_request = item  # type: ignore[assignment]
+        elif kind is ProblemInfo:
+            problem = item  # type: ignore[assignment]
         else:
             details.append(item)
 
-    fields: dict[str, Any] = {"grpc_code": grpc_code}
-    fields["status"] = problem.http_status or http_status or http_for_code(grpc_code)
+    fields: dict[str, Any] = {
+        "grpc_code": grpc_code,
+        "status": problem.http_status or http_status or http_for_code(grpc_code),
+        "type": problem.type or None,
+        "instance": problem.instance or None,
+        "alternatives": problem.alternatives,
+        "alternatives_truncated": problem.alternatives_truncated,
+        "extensions": problem.extensions or {},  # a dict of its own: _NO_PROBLEM's is shared
+        "details": tuple(details),
+    }
     stated: NextStep | None = None
     if error_info is not None:
         metadata = dict(error_info.metadata)
@@ -266,11 +352,6 @@ def fields_from_status(
         fields["title" if problem.message_is_title else "detail"] = message
     if problem.title:
         fields["title"] = problem.title
-    fields["type"] = problem.type or None
-    fields["instance"] = problem.instance or None
-    fields["alternatives"] = problem.alternatives
-    fields["alternatives_truncated"] = problem.alternatives_truncated
-    fields["extensions"] = problem.extensions
     wait_hint = None
     if retry is not None:
         fields["retry_after_seconds"] = seconds_from_nanos(retry.retry_delay_nanos)
@@ -285,8 +366,10 @@ def fields_from_status(
             )
             for v in bad_request.field_violations
         )
-    fields["details"] = tuple(details)
     return fields, stated, wait_hint
+
+
+_NO_PROBLEM = ProblemInfo()
 
 
 _OPTIONAL_TEXT = ("code", "domain", "title", "detail", "type", "instance", "param", "blocked_by", "unblock_with")
@@ -378,13 +461,16 @@ def without_debug(fault: Fault) -> Fault:
     alternative or an unknown detail, or extension members that are one themselves.
     The same fault when there is none."""
     changes: dict[str, Any] = {}
-    if any(_is_debug(d) or (isinstance(d, RawDetail) and d.fields and _holds_debug(d.fields)) for d in fault.details):
+    # Each container is looked into only when it holds anything: most faults have empty ones.
+    if fault.details and any(
+        _is_debug(d) or (isinstance(d, RawDetail) and d.fields and _holds_debug(d.fields)) for d in fault.details
+    ):
         changes["details"] = tuple(
             msgspec.structs.replace(d, fields=_scrub(d.fields)) if isinstance(d, RawDetail) and d.fields else d
             for d in fault.details
             if not _is_debug(d)
         )
-    if _is_debug(fault.extensions):
+    if fault.extensions and _is_debug(fault.extensions):
         # The members themselves are a DebugInfo (an upstream error object that says it is one).
         changes["extensions"] = {}
     elif fault.extensions and _holds_debug(list(fault.extensions.values())):

@@ -43,6 +43,7 @@ from ..details import (
     ResourceInfo,
     RetryInfo,
 )
+from ..fault import Violation
 from ..limits import Limits
 
 TYPE_PREFIX = "type.googleapis.com/"
@@ -160,13 +161,14 @@ def parse_duration(text: Any) -> int:
     """Nanoseconds in a proto3 JSON Duration ("30s", "2.463586755s")."""
     if not isinstance(text, str) or not text.endswith("s") or len(text) > 32:
         raise _Mismatch("duration")
-    body = text[:-1]
-    whole, _, frac = body.partition(".")
-    if not _ascii_digits(whole) or (frac and not _ascii_digits(frac)):
+    whole, _, frac = text[:-1].partition(".")
+    # [0-9]+ at C speed: among ASCII characters isdigit() is true for 0-9 alone.
+    if not (whole.isascii() and whole.isdigit()) or (frac and not (frac.isascii() and frac.isdigit())):
         raise _Mismatch("duration")
-    if int(whole) > MAX_DURATION_SECONDS:  # past google.protobuf.Duration's range: not a Duration
+    seconds = int(whole)
+    if seconds > MAX_DURATION_SECONDS:  # past google.protobuf.Duration's range: not a Duration
         raise _Mismatch("duration")
-    return int(whole) * _NANOS + int((frac + "000000000")[:9] or 0)
+    return seconds * _NANOS + (int((frac + "000000000")[:9]) if frac else 0)
 
 
 def _ascii_digits(text: str) -> bool:
@@ -216,7 +218,9 @@ def _field_violation_from_json(value: Any) -> FieldViolation:
     )
 
 
-def field_violation_to_json(fv: FieldViolation) -> dict[str, Any]:
+def field_violation_to_json(fv: FieldViolation | Violation) -> dict[str, Any]:
+    """A BadRequest.FieldViolation in proto3 JSON. A Fault's Violation writes the same
+    one (its reason None is proto3's empty reason), without a FieldViolation made for it."""
     out: dict[str, Any] = {}
     if fv.field:
         out["field"] = fv.field
@@ -245,15 +249,16 @@ def _quota_violation_from_json(value: Any) -> QuotaViolation:
 
 def _quota_violation_to_json(v: QuotaViolation) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, value in (
-        ("subject", v.subject),
-        ("description", v.description),
-        ("apiService", v.api_service),
-        ("quotaMetric", v.quota_metric),
-        ("quotaId", v.quota_id),
-    ):
-        if value:
-            out[key] = value
+    if v.subject:
+        out["subject"] = v.subject
+    if v.description:
+        out["description"] = v.description
+    if v.api_service:
+        out["apiService"] = v.api_service
+    if v.quota_metric:
+        out["quotaMetric"] = v.quota_metric
+    if v.quota_id:
+        out["quotaId"] = v.quota_id
     if v.quota_dimensions:
         out["quotaDimensions"] = v.quota_dimensions
     if v.quota_value:
@@ -375,6 +380,12 @@ def item_from_json(value: Any, limits: Limits) -> Item:
 
 def item_to_json(item: Item) -> dict[str, Any]:
     """One entry of a JSON `details` array, "@type" first."""
+    writer = _JSON_WRITERS.get(type(item))
+    if writer is not None:
+        type_url, fill = writer
+        out: dict[str, Any] = {"@type": type_url}
+        fill(item, out)
+        return out
     if isinstance(item, RawDetail):
         if item.fields is not None:
             return {"@type": item.type_url, **item.fields} if item.type_url else dict(item.fields)
@@ -383,51 +394,112 @@ def item_to_json(item: Item) -> dict[str, Any]:
         return {"@type": item.type_url, "@bytes": base64.b64encode(item.value or b"").decode()}
     if isinstance(item, ProblemInfo):
         return {"@type": TYPE_PREFIX + PROBLEM_TYPE, **_problem_to_json(item)}
-    out: dict[str, Any] = {"@type": TYPE_PREFIX + item.__struct_config__.tag}  # type: ignore[operator]
-    if isinstance(item, ErrorInfo):
-        if item.reason:
-            out["reason"] = item.reason
-        if item.domain:
-            out["domain"] = item.domain
-        if item.metadata:
-            out["metadata"] = item.metadata
-    elif isinstance(item, RetryInfo):
-        out["retryDelay"] = format_duration(item.retry_delay_nanos)
-    elif isinstance(item, BadRequest):
-        out["fieldViolations"] = [field_violation_to_json(v) for v in item.field_violations]
-    elif isinstance(item, QuotaFailure):
-        out["violations"] = [_quota_violation_to_json(v) for v in item.violations]
-    elif isinstance(item, PreconditionFailure):
-        out["violations"] = [
-            {k: v for k, v in (("type", p.type), ("subject", p.subject), ("description", p.description)) if v}
-            for p in item.violations
-        ]
-    elif isinstance(item, ResourceInfo):
-        for key, value in (
-            ("resourceType", item.resource_type),
-            ("resourceName", item.resource_name),
-            ("owner", item.owner),
-            ("description", item.description),
-        ):
-            if value:
-                out[key] = value
-    elif isinstance(item, RequestInfo):
-        if item.request_id:
-            out["requestId"] = item.request_id
-        if item.serving_data:
-            out["servingData"] = item.serving_data
-    elif isinstance(item, Help):
-        out["links"] = [
-            {k: v for k, v in (("description", link.description), ("url", link.url)) if v} for link in item.links
-        ]
-    elif isinstance(item, LocalizedMessage):
-        out.update(_localized_to_json(item))
-    elif isinstance(item, DebugInfo):
-        if item.stack_entries:
-            out["stackEntries"] = list(item.stack_entries)
-        if item.detail:
-            out["detail"] = item.detail
-    return out
+    # A subclass of a detail type (the table is keyed by exact type, for one lookup).
+    for cls, (type_url, fill) in _JSON_WRITERS.items():
+        if isinstance(item, cls):
+            out = {"@type": type_url}
+            fill(item, out)
+            return out
+    raise TypeError(f"not a detail: {shorten(item)}")
+
+
+# Each writer adds a known type's proto3 JSON members, in field order, to an entry that
+# holds its "@type"; a member with the default value is left out, as proto3 JSON does.
+
+
+def _error_info_members(item: ErrorInfo, out: dict[str, Any]) -> None:
+    if item.reason:
+        out["reason"] = item.reason
+    if item.domain:
+        out["domain"] = item.domain
+    if item.metadata:
+        out["metadata"] = item.metadata
+
+
+def _retry_info_members(item: RetryInfo, out: dict[str, Any]) -> None:
+    out["retryDelay"] = format_duration(item.retry_delay_nanos)
+
+
+def _bad_request_members(item: BadRequest, out: dict[str, Any]) -> None:
+    out["fieldViolations"] = [field_violation_to_json(v) for v in item.field_violations]
+
+
+def _quota_failure_members(item: QuotaFailure, out: dict[str, Any]) -> None:
+    out["violations"] = [_quota_violation_to_json(v) for v in item.violations]
+
+
+def _precondition_failure_members(item: PreconditionFailure, out: dict[str, Any]) -> None:
+    violations = out["violations"] = []
+    for p in item.violations:
+        entry: dict[str, Any] = {}
+        if p.type:
+            entry["type"] = p.type
+        if p.subject:
+            entry["subject"] = p.subject
+        if p.description:
+            entry["description"] = p.description
+        violations.append(entry)
+
+
+def _resource_info_members(item: ResourceInfo, out: dict[str, Any]) -> None:
+    if item.resource_type:
+        out["resourceType"] = item.resource_type
+    if item.resource_name:
+        out["resourceName"] = item.resource_name
+    if item.owner:
+        out["owner"] = item.owner
+    if item.description:
+        out["description"] = item.description
+
+
+def _request_info_members(item: RequestInfo, out: dict[str, Any]) -> None:
+    if item.request_id:
+        out["requestId"] = item.request_id
+    if item.serving_data:
+        out["servingData"] = item.serving_data
+
+
+def _help_members(item: Help, out: dict[str, Any]) -> None:
+    links = out["links"] = []
+    for link in item.links:
+        entry: dict[str, Any] = {}
+        if link.description:
+            entry["description"] = link.description
+        if link.url:
+            entry["url"] = link.url
+        links.append(entry)
+
+
+def _localized_message_members(item: LocalizedMessage, out: dict[str, Any]) -> None:
+    if item.locale:
+        out["locale"] = item.locale
+    if item.message:
+        out["message"] = item.message
+
+
+def _debug_info_members(item: DebugInfo, out: dict[str, Any]) -> None:
+    if item.stack_entries:
+        out["stackEntries"] = list(item.stack_entries)
+    if item.detail:
+        out["detail"] = item.detail
+
+
+# Detail type -> its "@type" and its member writer, for every known type.
+_JSON_WRITERS: dict[type, tuple[str, Callable[[Any, dict[str, Any]], None]]] = {
+    cls: (TYPE_PREFIX + cls.__struct_config__.tag, fill)  # type: ignore[operator]
+    for cls, fill in (
+        (ErrorInfo, _error_info_members),
+        (RetryInfo, _retry_info_members),
+        (BadRequest, _bad_request_members),
+        (QuotaFailure, _quota_failure_members),
+        (PreconditionFailure, _precondition_failure_members),
+        (ResourceInfo, _resource_info_members),
+        (RequestInfo, _request_info_members),
+        (Help, _help_members),
+        (LocalizedMessage, _localized_message_members),
+        (DebugInfo, _debug_info_members),
+    )
+}
 
 
 _PROBLEM_JSON = (
@@ -503,140 +575,130 @@ def check_depth(value: Any, limit: int) -> None:
 
 # --------------------------------------------------------------------------- protobuf
 
-_PB_CLASSES: dict[str, Any] = {
-    "google.rpc.ErrorInfo": ed.ErrorInfo,
-    "google.rpc.RetryInfo": ed.RetryInfo,
-    "google.rpc.BadRequest": ed.BadRequest,
-    "google.rpc.QuotaFailure": ed.QuotaFailure,
-    "google.rpc.PreconditionFailure": ed.PreconditionFailure,
-    "google.rpc.ResourceInfo": ed.ResourceInfo,
-    "google.rpc.RequestInfo": ed.RequestInfo,
-    "google.rpc.Help": ed.Help,
-    "google.rpc.LocalizedMessage": ed.LocalizedMessage,
-    "google.rpc.DebugInfo": ed.DebugInfo,
-    PROBLEM_TYPE: problem_pb2.Problem,
-    OPAQUE_TYPE: problem_pb2.OpaqueDetail,
-}
-
 
 def _valid_http_status(status: int) -> bool:
     return status == 0 or 100 <= status <= 599
 
 
-_REPEATED = {
-    "google.rpc.BadRequest": ("field_violations", "field violations"),
-    "google.rpc.QuotaFailure": ("violations", "quota violations"),
-    "google.rpc.PreconditionFailure": ("violations", "precondition violations"),
-    "google.rpc.Help": ("links", "help links"),
-}
+# One protobuf reader per known type, the counterpart of the JSON readers: it takes
+# the parsed message, counts a repeated field before reading it (DecodeError past
+# Limits.max_violations), and raises _Mismatch for a value out of its type's range
+# (a Duration of 2**62 seconds, an HTTP status of 99999), which item_from_any then
+# keeps untouched rather than read as something it cannot be.
 
 
-def _invalid_any(name: str, msg: Any, limits: Limits) -> bool:
-    """Whether a parsed detail is out of its type's range; DecodeError past max_violations."""
-    if name in _REPEATED:
-        attr, what = _REPEATED[name]
-        _counted(getattr(msg, attr), limits, what)
-    if name == "google.rpc.RetryInfo":
-        d = msg.retry_delay  # proto3 Duration: |seconds| within range, nanos of the same sign
-        return not (
-            abs(d.seconds) <= MAX_DURATION_SECONDS and abs(d.nanos) < _NANOS and (d.seconds * d.nanos >= 0)
-        )
-    if name == PROBLEM_TYPE:
-        return not _valid_http_status(msg.http_status)
-    return False
+def _sorted_map(pb_map: Any) -> dict[str, str]:
+    # A protobuf map iterates in its hash table's order: sorted, as deterministic
+    # serialisation writes it. Keys then lookups, because items() on a protobuf map
+    # runs through the Python Mapping mixin and costs half again as much.
+    return {key: pb_map[key] for key in sorted(pb_map)}
 
 
-def item_from_any(any_msg: any_pb2.Any, limits: Limits) -> Item:
-    """One packed detail of a Status."""
-    type_url = any_msg.type_url
-    name = type_name(type_url)
-    cls = _PB_CLASSES.get(name)
-    if cls is None:
-        return RawDetail(type_url=type_url, value=any_msg.value)
-    try:
-        msg = cls.FromString(any_msg.value)
-    except ProtoDecodeError:
-        # A detail we know the name of but cannot parse still travels untouched.
-        return RawDetail(type_url=type_url, value=any_msg.value)
-    if _invalid_any(name, msg, limits):
-        # Out of its type's range (a Duration of 2**62 seconds, an HTTP status of 99999):
-        # kept untouched rather than read as something it cannot be.
-        return RawDetail(type_url=type_url, value=any_msg.value)
-    if name == "google.rpc.ErrorInfo":
-        return ErrorInfo(reason=msg.reason, domain=msg.domain, metadata=dict(sorted(msg.metadata.items())))  # map order is the hash table's: sort, as deterministic serialisation does
-    if name == "google.rpc.RetryInfo":
-        d = msg.retry_delay
-        return RetryInfo(retry_delay_nanos=max(0, d.seconds * _NANOS + d.nanos))
-    if name == "google.rpc.BadRequest":
-        return BadRequest(
-            field_violations=tuple(
-                FieldViolation(
-                    field=v.field,
-                    description=v.description,
-                    reason=v.reason,
-                    localized_message=(
-                        LocalizedMessage(locale=v.localized_message.locale, message=v.localized_message.message)
-                        if v.HasField("localized_message")
-                        else None
-                    ),
-                )
-                for v in msg.field_violations
+def _error_info_from_pb(msg: ed.ErrorInfo, limits: Limits) -> ErrorInfo:
+    return ErrorInfo(reason=msg.reason, domain=msg.domain, metadata=_sorted_map(msg.metadata))
+
+
+def _retry_info_from_pb(msg: ed.RetryInfo, limits: Limits) -> RetryInfo:
+    seconds, nanos = msg.retry_delay.seconds, msg.retry_delay.nanos
+    # A proto3 Duration: |seconds| within range, nanos of the same sign.
+    if abs(seconds) > MAX_DURATION_SECONDS or abs(nanos) >= _NANOS or seconds * nanos < 0:
+        raise _Mismatch("retryDelay")
+    return RetryInfo(retry_delay_nanos=max(0, seconds * _NANOS + nanos))
+
+
+def _bad_request_from_pb(msg: ed.BadRequest, limits: Limits) -> BadRequest:
+    return BadRequest(
+        field_violations=tuple(
+            FieldViolation(
+                field=v.field,
+                description=v.description,
+                reason=v.reason,
+                localized_message=(
+                    LocalizedMessage(locale=v.localized_message.locale, message=v.localized_message.message)
+                    if v.HasField("localized_message")
+                    else None
+                ),
             )
+            for v in _counted(msg.field_violations, limits, "field violations")
         )
-    if name == "google.rpc.QuotaFailure":
-        return QuotaFailure(
-            violations=tuple(
-                QuotaViolation(
-                    subject=v.subject,
-                    description=v.description,
-                    api_service=v.api_service,
-                    quota_metric=v.quota_metric,
-                    quota_id=v.quota_id,
-                    quota_dimensions=dict(sorted(v.quota_dimensions.items())),
-                    quota_value=v.quota_value,
-                    future_quota_value=v.future_quota_value if v.HasField("future_quota_value") else None,
-                )
-                for v in msg.violations
+    )
+
+
+def _quota_failure_from_pb(msg: ed.QuotaFailure, limits: Limits) -> QuotaFailure:
+    return QuotaFailure(
+        violations=tuple(
+            QuotaViolation(
+                subject=v.subject,
+                description=v.description,
+                api_service=v.api_service,
+                quota_metric=v.quota_metric,
+                quota_id=v.quota_id,
+                quota_dimensions=_sorted_map(v.quota_dimensions),
+                quota_value=v.quota_value,
+                future_quota_value=v.future_quota_value if v.HasField("future_quota_value") else None,
             )
+            for v in _counted(msg.violations, limits, "quota violations")
         )
-    if name == "google.rpc.PreconditionFailure":
-        return PreconditionFailure(
-            violations=tuple(
-                PreconditionViolation(type=v.type, subject=v.subject, description=v.description) for v in msg.violations
-            )
+    )
+
+
+def _precondition_failure_from_pb(msg: ed.PreconditionFailure, limits: Limits) -> PreconditionFailure:
+    return PreconditionFailure(
+        violations=tuple(
+            PreconditionViolation(type=v.type, subject=v.subject, description=v.description)
+            for v in _counted(msg.violations, limits, "precondition violations")
         )
-    if name == "google.rpc.ResourceInfo":
-        return ResourceInfo(
-            resource_type=msg.resource_type, resource_name=msg.resource_name, owner=msg.owner, description=msg.description
-        )
-    if name == "google.rpc.RequestInfo":
-        return RequestInfo(request_id=msg.request_id, serving_data=msg.serving_data)
-    if name == "google.rpc.Help":
-        return Help(links=tuple(Link(description=link.description, url=link.url) for link in msg.links))
-    if name == "google.rpc.LocalizedMessage":
-        return LocalizedMessage(locale=msg.locale, message=msg.message)
-    if name == "google.rpc.DebugInfo":
-        return DebugInfo(stack_entries=tuple(msg.stack_entries), detail=msg.detail)
-    if name == PROBLEM_TYPE:
-        ext = struct_to_python(msg.extensions) if msg.HasField("extensions") else {}
-        alts = tuple(value_to_python(v) for v in msg.alternatives)
-        check_depth(ext, limits.max_depth)
-        check_depth(list(alts), limits.max_depth)
-        return ProblemInfo(
-            type=msg.type,
-            title=msg.title,
-            instance=msg.instance,
-            http_status=msg.http_status,
-            code=msg.code,
-            reason_synthesized=msg.reason_synthesized,
-            message_is_title=msg.message_is_title,
-            alternatives=alts,
-            alternatives_truncated=msg.alternatives_truncated,
-            extensions=ext,
-        )
-    # errconv.v1.OpaqueDetail: a detail that came as JSON. Its members are read as the
-    # JSON dialects read them, so that one that fits its type's schema (a hand-made
-    # OpaqueDetail naming google.rpc.DebugInfo) is that type here too, not only there.
+    )
+
+
+def _resource_info_from_pb(msg: ed.ResourceInfo, limits: Limits) -> ResourceInfo:
+    return ResourceInfo(
+        resource_type=msg.resource_type, resource_name=msg.resource_name, owner=msg.owner, description=msg.description
+    )
+
+
+def _request_info_from_pb(msg: ed.RequestInfo, limits: Limits) -> RequestInfo:
+    return RequestInfo(request_id=msg.request_id, serving_data=msg.serving_data)
+
+
+def _help_from_pb(msg: ed.Help, limits: Limits) -> Help:
+    links = _counted(msg.links, limits, "help links")
+    return Help(links=tuple(Link(description=link.description, url=link.url) for link in links))
+
+
+def _localized_message_from_pb(msg: ed.LocalizedMessage, limits: Limits) -> LocalizedMessage:
+    return LocalizedMessage(locale=msg.locale, message=msg.message)
+
+
+def _debug_info_from_pb(msg: ed.DebugInfo, limits: Limits) -> DebugInfo:
+    return DebugInfo(stack_entries=tuple(msg.stack_entries), detail=msg.detail)
+
+
+def _problem_from_pb(msg: problem_pb2.Problem, limits: Limits) -> ProblemInfo:
+    if not _valid_http_status(msg.http_status):
+        raise _Mismatch("httpStatus")
+    ext = struct_to_python(msg.extensions) if msg.HasField("extensions") else {}
+    alts = tuple(value_to_python(v) for v in msg.alternatives)
+    check_depth(ext, limits.max_depth)
+    check_depth(list(alts), limits.max_depth)
+    return ProblemInfo(
+        type=msg.type,
+        title=msg.title,
+        instance=msg.instance,
+        http_status=msg.http_status,
+        code=msg.code,
+        reason_synthesized=msg.reason_synthesized,
+        message_is_title=msg.message_is_title,
+        alternatives=alts,
+        alternatives_truncated=msg.alternatives_truncated,
+        extensions=ext,
+    )
+
+
+def _opaque_from_pb(msg: problem_pb2.OpaqueDetail, limits: Limits) -> Item:
+    # A detail that came as JSON. Its members are read as the JSON dialects read them,
+    # so that one that fits its type's schema (a hand-made OpaqueDetail naming
+    # google.rpc.DebugInfo) is that type here too, not only there.
     fields = struct_to_python(msg.fields)
     check_depth(fields, limits.max_depth)
     if "@type" in fields:
@@ -644,82 +706,183 @@ def item_from_any(any_msg: any_pb2.Any, limits: Limits) -> Item:
     return item_from_json({"@type": msg.type_url, **fields} if msg.type_url else fields, limits)
 
 
-def item_to_any(item: Item) -> any_pb2.Any:
-    """Pack one detail for a Status."""
+# Full type name -> its protobuf class and reader.
+_PB_READERS: dict[str, tuple[Any, Callable[[Any, Limits], Item]]] = {
+    "google.rpc.ErrorInfo": (ed.ErrorInfo, _error_info_from_pb),
+    "google.rpc.RetryInfo": (ed.RetryInfo, _retry_info_from_pb),
+    "google.rpc.BadRequest": (ed.BadRequest, _bad_request_from_pb),
+    "google.rpc.QuotaFailure": (ed.QuotaFailure, _quota_failure_from_pb),
+    "google.rpc.PreconditionFailure": (ed.PreconditionFailure, _precondition_failure_from_pb),
+    "google.rpc.ResourceInfo": (ed.ResourceInfo, _resource_info_from_pb),
+    "google.rpc.RequestInfo": (ed.RequestInfo, _request_info_from_pb),
+    "google.rpc.Help": (ed.Help, _help_from_pb),
+    "google.rpc.LocalizedMessage": (ed.LocalizedMessage, _localized_message_from_pb),
+    "google.rpc.DebugInfo": (ed.DebugInfo, _debug_info_from_pb),
+    PROBLEM_TYPE: (problem_pb2.Problem, _problem_from_pb),
+    OPAQUE_TYPE: (problem_pb2.OpaqueDetail, _opaque_from_pb),
+}
+# The usual type URLs, looked up whole; any other prefix goes by the name after its last "/".
+_PB_READER_FOR_URL = {TYPE_PREFIX + name: entry for name, entry in _PB_READERS.items()}
+
+
+def item_from_any(any_msg: any_pb2.Any, limits: Limits) -> Item:
+    """One packed detail of a Status."""
+    type_url, value = any_msg.type_url, any_msg.value
+    known = _PB_READER_FOR_URL.get(type_url) or _PB_READERS.get(type_name(type_url))
+    if known is None:
+        return RawDetail(type_url=type_url, value=value)
+    cls, read = known
+    try:
+        return read(cls.FromString(value), limits)
+    except (ProtoDecodeError, _Mismatch):
+        # A detail of a known type that does not parse, or does not fit its type's
+        # range, still travels untouched.
+        return RawDetail(type_url=type_url, value=value)
+
+
+# One protobuf writer per detail Struct, giving the serialised message. Repeated
+# and nested messages go in as plain dicts, which protobuf turns into messages in
+# C: a Python message object each, or add() and attribute sets, costs about twice
+# as much. Only a message with a map (a Struct is one) is serialised
+# deterministically, which sorts the map's keys as the golden bytes have them;
+# for the others it would change nothing and costs time.
+
+
+def _error_info_pb(item: ErrorInfo) -> bytes:
+    msg = ed.ErrorInfo(reason=item.reason, domain=item.domain, metadata=item.metadata)
+    return msg.SerializeToString(deterministic=True)
+
+
+def _retry_info_pb(item: RetryInfo) -> bytes:
+    seconds, nanos = divmod(item.retry_delay_nanos, _NANOS)
+    return ed.RetryInfo(retry_delay={"seconds": seconds, "nanos": nanos}).SerializeToString()
+
+
+def _field_violation_pb(v: FieldViolation) -> dict[str, Any]:
+    out: dict[str, Any] = {"field": v.field, "description": v.description, "reason": v.reason}
+    if v.localized_message is not None:  # present even when empty
+        out["localized_message"] = {"locale": v.localized_message.locale, "message": v.localized_message.message}
+    return out
+
+
+def _bad_request_pb(item: BadRequest) -> bytes:
+    return ed.BadRequest(field_violations=[_field_violation_pb(v) for v in item.field_violations]).SerializeToString()
+
+
+def _quota_violation_pb(q: QuotaViolation) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "subject": q.subject,
+        "description": q.description,
+        "api_service": q.api_service,
+        "quota_metric": q.quota_metric,
+        "quota_id": q.quota_id,
+        "quota_dimensions": q.quota_dimensions,
+        "quota_value": q.quota_value,
+    }
+    if q.future_quota_value is not None:  # proto3 optional: present even when 0
+        out["future_quota_value"] = q.future_quota_value
+    return out
+
+
+def _quota_failure_pb(item: QuotaFailure) -> bytes:
+    msg = ed.QuotaFailure(violations=[_quota_violation_pb(q) for q in item.violations])
+    return msg.SerializeToString(deterministic=True)
+
+
+def _precondition_failure_pb(item: PreconditionFailure) -> bytes:
+    violations = [{"type": v.type, "subject": v.subject, "description": v.description} for v in item.violations]
+    return ed.PreconditionFailure(violations=violations).SerializeToString()
+
+
+def _resource_info_pb(item: ResourceInfo) -> bytes:
+    return ed.ResourceInfo(
+        resource_type=item.resource_type,
+        resource_name=item.resource_name,
+        owner=item.owner,
+        description=item.description,
+    ).SerializeToString()
+
+
+def _request_info_pb(item: RequestInfo) -> bytes:
+    return ed.RequestInfo(request_id=item.request_id, serving_data=item.serving_data).SerializeToString()
+
+
+def _help_pb(item: Help) -> bytes:
+    links = [{"description": link.description, "url": link.url} for link in item.links]
+    return ed.Help(links=links).SerializeToString()
+
+
+def _localized_message_pb(item: LocalizedMessage) -> bytes:
+    return ed.LocalizedMessage(locale=item.locale, message=item.message).SerializeToString()
+
+
+def _debug_info_pb(item: DebugInfo) -> bytes:
+    return ed.DebugInfo(stack_entries=item.stack_entries, detail=item.detail).SerializeToString()
+
+
+def _problem_pb(item: ProblemInfo) -> bytes:
+    msg = problem_pb2.Problem(
+        type=item.type,
+        title=item.title,
+        instance=item.instance,
+        http_status=item.http_status,
+        code=item.code,
+        reason_synthesized=item.reason_synthesized,
+        message_is_title=item.message_is_title,
+        alternatives_truncated=item.alternatives_truncated,
+    )
+    for value in item.alternatives:
+        _set_value(msg.alternatives.add(), value)
+    if item.extensions:  # absent, not an empty Struct, when there are none
+        _set_struct(msg.extensions, item.extensions)
+    return msg.SerializeToString(deterministic=True)
+
+
+def _opaque_pb(item: RawDetail) -> bytes:
+    msg = problem_pb2.OpaqueDetail(type_url=item.type_url)
+    _set_struct(msg.fields, item.fields or {})
+    return msg.SerializeToString(deterministic=True)
+
+
+# Detail Struct class -> its type URL and writer.
+_PB_WRITERS: dict[type, tuple[str, Callable[[Any], bytes]]] = {
+    ErrorInfo: (TYPE_PREFIX + "google.rpc.ErrorInfo", _error_info_pb),
+    RetryInfo: (TYPE_PREFIX + "google.rpc.RetryInfo", _retry_info_pb),
+    BadRequest: (TYPE_PREFIX + "google.rpc.BadRequest", _bad_request_pb),
+    QuotaFailure: (TYPE_PREFIX + "google.rpc.QuotaFailure", _quota_failure_pb),
+    PreconditionFailure: (TYPE_PREFIX + "google.rpc.PreconditionFailure", _precondition_failure_pb),
+    ResourceInfo: (TYPE_PREFIX + "google.rpc.ResourceInfo", _resource_info_pb),
+    RequestInfo: (TYPE_PREFIX + "google.rpc.RequestInfo", _request_info_pb),
+    Help: (TYPE_PREFIX + "google.rpc.Help", _help_pb),
+    LocalizedMessage: (TYPE_PREFIX + "google.rpc.LocalizedMessage", _localized_message_pb),
+    DebugInfo: (TYPE_PREFIX + "google.rpc.DebugInfo", _debug_info_pb),
+    ProblemInfo: (TYPE_PREFIX + PROBLEM_TYPE, _problem_pb),
+}
+
+
+def pack_item(item: Item) -> tuple[str, bytes]:
+    """One detail for a Status, as its Any's type URL and value.
+
+    A pair rather than an Any: the Status is built from these in one call, where an
+    Any object would be built here only to be copied into it.
+    """
     if isinstance(item, RawDetail):
         if item.value is not None:
-            return any_pb2.Any(type_url=item.type_url, value=item.value)
-        opaque = problem_pb2.OpaqueDetail(type_url=item.type_url, fields=python_to_struct(item.fields or {}))
-        return _pack(OPAQUE_TYPE, opaque)
-    if isinstance(item, ProblemInfo):
-        msg = problem_pb2.Problem(
-            type=item.type,
-            title=item.title,
-            instance=item.instance,
-            http_status=item.http_status,
-            code=item.code,
-            reason_synthesized=item.reason_synthesized,
-            message_is_title=item.message_is_title,
-            alternatives=[python_to_value(v) for v in item.alternatives],
-            alternatives_truncated=item.alternatives_truncated,
-        )
-        if item.extensions:
-            msg.extensions.CopyFrom(python_to_struct(item.extensions))
-        return _pack(PROBLEM_TYPE, msg)
-    name: str = item.__struct_config__.tag  # type: ignore[assignment]
-    if isinstance(item, ErrorInfo):
-        pb: Any = ed.ErrorInfo(reason=item.reason, domain=item.domain, metadata=item.metadata)
-    elif isinstance(item, RetryInfo):
-        pb = ed.RetryInfo()
-        pb.retry_delay.seconds, pb.retry_delay.nanos = divmod(item.retry_delay_nanos, _NANOS)
-    elif isinstance(item, BadRequest):
-        pb = ed.BadRequest()
-        for v in item.field_violations:
-            fv = pb.field_violations.add(field=v.field, description=v.description, reason=v.reason)
-            if v.localized_message is not None:
-                fv.localized_message.locale = v.localized_message.locale
-                fv.localized_message.message = v.localized_message.message
-    elif isinstance(item, QuotaFailure):
-        pb = ed.QuotaFailure()
-        for q in item.violations:
-            qv = pb.violations.add(
-                subject=q.subject,
-                description=q.description,
-                api_service=q.api_service,
-                quota_metric=q.quota_metric,
-                quota_id=q.quota_id,
-                quota_dimensions=q.quota_dimensions,
-                quota_value=q.quota_value,
-            )
-            if q.future_quota_value is not None:
-                qv.future_quota_value = q.future_quota_value
-    elif isinstance(item, PreconditionFailure):
-        pb = ed.PreconditionFailure(
-            violations=[
-                ed.PreconditionFailure.Violation(type=v.type, subject=v.subject, description=v.description)
-                for v in item.violations
-            ]
-        )
-    elif isinstance(item, ResourceInfo):
-        pb = ed.ResourceInfo(
-            resource_type=item.resource_type,
-            resource_name=item.resource_name,
-            owner=item.owner,
-            description=item.description,
-        )
-    elif isinstance(item, RequestInfo):
-        pb = ed.RequestInfo(request_id=item.request_id, serving_data=item.serving_data)
-    elif isinstance(item, Help):
-        pb = ed.Help(links=[ed.Help.Link(description=link.description, url=link.url) for link in item.links])
-    elif isinstance(item, LocalizedMessage):
-        pb = ed.LocalizedMessage(locale=item.locale, message=item.message)
-    else:
-        pb = ed.DebugInfo(stack_entries=item.stack_entries, detail=item.detail)
-    return _pack(name, pb)
+            return item.type_url, item.value
+        return TYPE_PREFIX + OPAQUE_TYPE, _opaque_pb(item)
+    entry = _PB_WRITERS.get(type(item))
+    if entry is None:  # a subclass of a detail Struct
+        entry = next((e for cls, e in _PB_WRITERS.items() if isinstance(item, cls)), None)
+        if entry is None:
+            raise TypeError(f"not an error detail: {shorten(item)}")
+    type_url, write = entry
+    return type_url, write(item)
 
 
-def _pack(name: str, msg: Any) -> any_pb2.Any:
-    return any_pb2.Any(type_url=TYPE_PREFIX + name, value=msg.SerializeToString(deterministic=True))
+def item_to_any(item: Item) -> any_pb2.Any:
+    """Pack one detail for a Status."""
+    type_url, value = pack_item(item)
+    return any_pb2.Any(type_url=type_url, value=value)
 
 
 # JSON values <-> google.protobuf.Value. Struct numbers are doubles; a whole
@@ -728,6 +891,21 @@ def _pack(name: str, msg: Any) -> any_pb2.Any:
 
 def python_to_value(value: Any) -> struct_pb2.Value:
     out = struct_pb2.Value()
+    _set_value(out, value)
+    return out
+
+
+def python_to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
+    out = struct_pb2.Struct()
+    _set_struct(out, value)
+    return out
+
+
+# The writers fill the message in place, each nested Value where it will live:
+# building one and copying it into its parent copies every level again.
+
+
+def _set_value(out: struct_pb2.Value, value: Any) -> None:
     if value is None:
         out.null_value = struct_pb2.NULL_VALUE
     elif isinstance(value, bool):
@@ -737,19 +915,21 @@ def python_to_value(value: Any) -> struct_pb2.Value:
     elif isinstance(value, str):
         out.string_value = value
     elif isinstance(value, dict):
-        out.struct_value.CopyFrom(python_to_struct(value))
+        _set_struct(out.struct_value, value)
     elif isinstance(value, (list, tuple)):
-        out.list_value.values.extend(python_to_value(v) for v in value)
+        values = out.list_value.values
+        out.list_value.SetInParent()  # an empty list is still a list_value
+        for item in value:
+            _set_value(values.add(), item)
     else:
         raise TypeError(f"not a JSON value: {shorten(value)}")
-    return out
 
 
-def python_to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
-    out = struct_pb2.Struct()
+def _set_struct(out: struct_pb2.Struct, value: dict[str, Any]) -> None:
+    out.SetInParent()  # an empty object is still a Struct
+    fields = out.fields
     for key, item in value.items():
-        out.fields[key].CopyFrom(python_to_value(item))
-    return out
+        _set_value(fields[key], item)
 
 
 def value_to_python(value: struct_pb2.Value) -> Any:
@@ -772,5 +952,9 @@ def value_to_python(value: struct_pb2.Value) -> Any:
 
 def struct_to_python(value: struct_pb2.Struct) -> dict[str, Any]:
     # Deterministic serialisation sorts map keys, so member order does not survive a
-    # Status; the members and their values do.
-    return {key: value_to_python(item) for key, item in value.fields.items()}
+    # Status; the members and their values do. They are read back sorted too: a map's
+    # own iteration order differs from one process to the next, and the JSON written
+    # from a decoded Status must not. Keys then lookups: items() runs through the
+    # Python Mapping mixin and is slower.
+    fields = value.fields
+    return {key: value_to_python(fields[key]) for key in sorted(fields)}

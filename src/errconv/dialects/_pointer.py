@@ -17,6 +17,9 @@ _NEEDS_QUOTING = re.compile(r"[^A-Za-z0-9_.~!$&'()*+,;=:@-]")
 # Most paths: identifiers joined by dots, with [n] indexes. Their pointer is the path
 # with "/" for "." and "[" (nothing to escape or quote), and it gives the path back.
 _SIMPLE_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*")
+# Stripe's form also names keys in brackets (`line_items[0][price]`). The pointer is made
+# the same way, but reads back with `.price` for `[price]`, so it never gives the path back.
+_BRACKETED_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[A-Za-z0-9_]+\])*")
 
 
 def _segments(field: str) -> list[str] | None:
@@ -34,7 +37,16 @@ def _segments(field: str) -> list[str] | None:
 def field_to_pointer(field: str) -> str | None:
     """`items[0].price` -> `#/items/0/price`; None when the path has no segments."""
     if _SIMPLE_FIELD.fullmatch(field):
-        return "#/" + field.replace(".", "/").replace("[", "/").replace("]", "")
+        return _plain_pointer(field)
+    return _escaped_pointer(field)
+
+
+def _plain_pointer(field: str) -> str:
+    # For a path of identifiers, indexes and bracketed names: nothing to escape or quote.
+    return "#/" + field.replace(".", "/").replace("[", "/").replace("]", "")
+
+
+def _escaped_pointer(field: str) -> str | None:
     segments = _segments(field)
     if not segments:
         return None
@@ -45,9 +57,14 @@ def field_to_pointer(field: str) -> str | None:
 def pointer_of(field: str) -> tuple[str | None, bool]:
     """The pointer of `field` (None when it has no segments), and whether the pointer
     gives `field` back through pointer_to_field (a simple path always does)."""
+    if field.isascii() and field.isidentifier():  # most fields are one plain name
+        return "#/" + field, True
     if _SIMPLE_FIELD.fullmatch(field):
-        return "#/" + field.replace(".", "/").replace("[", "/").replace("]", ""), True
-    pointer = field_to_pointer(field)
+        return _plain_pointer(field), True
+    if _BRACKETED_FIELD.fullmatch(field):
+        # Known without the round trip: a bracketed name reads back as `.name`.
+        return _plain_pointer(field), False
+    pointer = _escaped_pointer(field)
     return pointer, pointer is not None and pointer_to_field(pointer) == field
 
 
@@ -56,8 +73,15 @@ def _quote(segment: str) -> str:
     return quote(segment, safe=_SAFE) if _NEEDS_QUOTING.search(segment) else segment
 
 
+# A pointer of word characters only (`#/items/0/price`): nothing to unquote or unescape.
+_PLAIN_POINTER = re.compile(r"#?/\w+(?:/\w+)*", re.ASCII)
+
+
 def pointer_to_field(pointer: str) -> str:
     """`#/items/0/price` or `/items/0/price` -> `items[0].price`."""
+    if _PLAIN_POINTER.fullmatch(pointer):
+        first, *rest = pointer[2:].split("/") if pointer[0] == "#" else pointer[1:].split("/")
+        return first + "".join([f"[{part}]" if part.isdigit() else "." + part for part in rest]) if rest else first
     if pointer.startswith("#"):
         pointer = unquote(pointer[1:])
     parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]

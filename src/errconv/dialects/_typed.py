@@ -17,6 +17,7 @@ tests/test_typed.py holds them to it.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import msgspec
@@ -39,7 +40,7 @@ from ..details import (
     RetryInfo,
 )
 from ..limits import Limits
-from ._common import OWN_DETAILS, has_long_digit_run
+from ._common import OWN_DETAILS
 from ._details import (
     PROBLEM_TYPE,
     TYPE_PREFIX,
@@ -52,7 +53,7 @@ from ._details import (
     parse_duration,
 )
 
-__all__ = ["read_google", "read_status_json"]
+__all__ = ["ProblemBody", "read_google", "read_problem", "read_status_json"]
 
 # Every member must be known: an unknown one (or a snake_case spelling) sends the body the general way.
 _PLAIN: dict[str, Any] = {"forbid_unknown_fields": True, "rename": "camel"}
@@ -227,8 +228,11 @@ class _ProblemDetail(msgspec.Struct, **_tagged(PROBLEM_TYPE)):
     def item(self, limits: Limits) -> ProblemInfo:
         if not _valid_http_status(self.http_status):
             raise _Mismatch("httpStatus")
-        check_depth(self.alternatives, limits.max_depth)
-        check_depth(self.extensions, limits.max_depth)
+        if self.alternatives or self.extensions:
+            check_depth(self.alternatives, limits.max_depth)
+            check_depth(self.extensions, limits.max_depth)
+            if _beyond_double(self.alternatives) or _beyond_double(self.extensions):
+                raise _Mismatch("number")  # the general way names it
         return ProblemInfo(
             type=self.type,
             title=self.title,
@@ -279,15 +283,37 @@ _GOOGLE = msgspec.json.Decoder(_Google)
 _STATUS = msgspec.json.Decoder(_Status)
 
 
+def _beyond_double(value: Any) -> bool:
+    """Whether `value` holds an integer no JSON double holds (msgspec reads 400 digits exactly)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, int) and abs(node) > _DOUBLE_MAX:
+            return True
+    return False
+
+
+_DOUBLE_MAX = sys.float_info.max
+
+
 def _decode(decoder: msgspec.json.Decoder, data: Any, limits: Limits) -> Any:
+    # Integers beyond a double are looked for in the decoded values (the Status code,
+    # and the Any-typed members of errconv.v1.Problem), not by scanning the text:
+    # every other integer member is an int64 checked where it is read.
     if not isinstance(data, (bytes, str)) or len(data) > limits.max_bytes:
         return None
-    if len(data) > 308 and has_long_digit_run(data):
-        return None
     try:
-        return decoder.decode(data)
+        body = decoder.decode(data)
     except (msgspec.MsgspecError, RecursionError, UnicodeError):
         return None  # another shape, or no JSON at all: the general way reads it, or says what is wrong
+    code = body.error.code if isinstance(body, _Google) else body.code
+    if code is not None and abs(code) > _DOUBLE_MAX:
+        return None
+    return body
 
 
 def _items(details: list[_Detail], limits: Limits) -> list[Item] | None:
@@ -318,3 +344,70 @@ def read_status_json(data: Any, limits: Limits) -> tuple[int | None, str, list[I
         return None
     items = _items(body.details, limits)
     return None if items is None else (body.code, body.message, items)
+
+
+
+# --------------------------------------------------------------------------- problem
+
+# A problem member absent is UNSET; null, or a value of another JSON type, fails the
+# typed read (the general reader keeps such a member verbatim, as an extension).
+_Str = str | msgspec.UnsetType
+_UNSET = msgspec.UNSET
+
+
+class _LocalizedEntry(msgspec.Struct, forbid_unknown_fields=True):
+    locale: str
+    message: str
+
+
+class ErrorEntry(msgspec.Struct, forbid_unknown_fields=True):
+    """One `errors` entry as errconv writes it (RFC 9457's `detail` and `pointer`)."""
+
+    detail: _Str = _UNSET
+    pointer: _Str = _UNSET
+    field: _Str = _UNSET
+    code: _Str = _UNSET
+    localized_message: _LocalizedEntry | msgspec.UnsetType = _UNSET
+
+
+class ProblemBody(msgspec.Struct, forbid_unknown_fields=True):
+    """A problem body holding only members errconv writes, each of the JSON type it writes."""
+
+    type: _Str = _UNSET
+    title: _Str = _UNSET
+    status: int | msgspec.UnsetType = _UNSET
+    detail: _Str = _UNSET
+    instance: _Str = _UNSET
+    code: _Str = _UNSET
+    domain: _Str = _UNSET
+    grpc_code: _Str = _UNSET
+    next_step: _Str = _UNSET
+    retry_after_seconds: int | float | msgspec.UnsetType = _UNSET
+    param: _Str = _UNSET
+    errors: list[ErrorEntry] | msgspec.UnsetType = _UNSET
+    alternatives: list[Any] | msgspec.UnsetType = _UNSET
+    alternatives_truncated: bool | msgspec.UnsetType = _UNSET
+    blocked_by: _Str = _UNSET
+    unblock_with: _Str = _UNSET
+    metadata: dict[str, str] | msgspec.UnsetType = _UNSET
+    details: list[dict[str, Any]] | msgspec.UnsetType = _UNSET
+
+
+_PROBLEM = msgspec.json.Decoder(ProblemBody)
+
+
+def read_problem(data: Any, limits: Limits) -> ProblemBody | None:
+    """A problem body of errconv's own members, decoded typed; None for any other body
+    (an extension member, a seed-000 alias, a null, a number too large for a double)."""
+    if not isinstance(data, (bytes, str)) or len(data) > limits.max_bytes:
+        return None
+    try:
+        body = _PROBLEM.decode(data)
+    except (msgspec.MsgspecError, RecursionError, UnicodeError):
+        return None
+    for value in (body.status, body.retry_after_seconds):
+        if type(value) is int and abs(value) > _DOUBLE_MAX:
+            return None
+    if (body.alternatives and _beyond_double(body.alternatives)) or (body.details and _beyond_double(body.details)):
+        return None
+    return body

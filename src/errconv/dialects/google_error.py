@@ -25,10 +25,10 @@ from ._common import (
     finish,
     http_status_wins,
     read_json,
-    status_items,
+    status_items_json,
     write_json,
 )
-from ._details import Item, check_depth, item_from_json, item_to_json
+from ._details import Item, check_depth, item_from_json
 from ._typed import read_google
 
 __all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "looks_like"]
@@ -138,15 +138,8 @@ def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = 
 
 
 def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
-    message, items = status_items(fault, keep_debug=keep_debug)
-    return {
-        "error": {
-            "code": fault.status,
-            "message": message,
-            "status": code_name(fault.grpc_code),
-            "details": [item_to_json(i) for i in items],
-        }
-    }
+    message, details = status_items_json(fault, keep_debug=keep_debug)
+    return {"error": {"code": fault.status, "message": message, "status": code_name(fault.grpc_code), "details": details}}
 
 
 def encode(fault: Fault) -> bytes:

@@ -32,7 +32,7 @@ from ..limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ..retry_after import format_retry_after, parse_http_date, parse_retry_after
 from . import google_error, problem, status_json, stripe_error
 from ._common import Hints, finish, read_json, valid_code, without_debug, write_json
-from ._typed import read_google
+from ._typed import read_google, read_problem
 
 __all__ = ["BODY_DIALECTS", "MEDIA_TYPE", "NAME", "decode", "encode_with", "parse_response", "safe_header_value"]
 
@@ -43,6 +43,7 @@ _STATUS_LINE = re.compile(r"HTTP/(\d(?:\.\d)?) +(\d{3})(?: +(.*))?")
 _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _TAGS = re.compile(r"<[^<>]{0,2000}>")  # no "<" inside: a run of "<" cannot make it rescan
 _SPACE = re.compile(r"\s+")
+_FOLDED = re.compile(r"^[ \t]", re.MULTILINE)  # a line that continues the header above (obs-fold)
 _RESET = re.compile(r"[0-9]{1,16}(\.[0-9]+)?")  # X-RateLimit-Reset: seconds, epoch seconds or epoch ms
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: "²".isdigit() is true and int("²") fails
 _GRPC_STATUS = re.compile(r"[0-9]{1,3}")
@@ -62,24 +63,22 @@ def safe_header_value(value: str) -> str:
 class Response:
     """A parsed HTTP response: status, reason, headers (lower-case names, in order) and body."""
 
-    __slots__ = ("status", "reason", "headers", "body")
+    __slots__ = ("status", "reason", "headers", "body", "_first")
 
     def __init__(self, status: int, reason: str, headers: list[tuple[str, str]], body: bytes) -> None:
         self.status = status
         self.reason = reason
         self.headers = headers
         self.body = body
+        self._first = dict(reversed(headers))  # the first of a repeated header wins
 
     def get(self, name: str) -> str | None:
-        for key, value in self.headers:
-            if key == name:
-                return value
-        return None
+        return self._first.get(name)
 
 
 def _split(data: bytes) -> tuple[bytes, bytes]:
     crlf = data.find(b"\r\n\r\n")
-    lf = data.find(b"\n\n")
+    lf = data.find(b"\n\n", 0, len(data) if crlf == -1 else crlf)  # not through the body
     if crlf != -1 and (lf == -1 or crlf < lf):
         return data[:crlf], data[crlf + 4 :]
     if lf != -1:
@@ -98,7 +97,8 @@ def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Response:
         m = _STATUS_LINE.fullmatch(lines[0].strip())
         if m is None:
             raise DecodeError(f"not an HTTP response: the first line is {shorten(lines[0])}, expected `HTTP/1.1 429 ...`")
-        status, reason = int(m.group(2)), (m.group(3) or "").strip()
+        _, code, reason = m.groups("")
+        status, reason = int(code), reason.strip()
         if not 100 <= status <= 599:  # RFC 9110 15: a status outside 100..599 is invalid
             raise DecodeError(f"not an HTTP response: status {status} is outside 100..599")
         interim = 100 <= status < 200 or (status == 200 and reason.lower() == "connection established")
@@ -108,9 +108,23 @@ def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Response:
         break
     else:
         raise DecodeError(f"more than {_MAX_INTERIM} interim responses before the final one")
+    tail = lines[1:]
+    # The usual head has no obs-fold and no control character but the line ends: each
+    # value then needs only its spaces stripped. One scan of the whole head tells.
+    if _UNSAFE.search("".join(tail)) is None and not _FOLDED.search("\n".join(tail)):
+        headers = []
+        for line in tail:
+            name, sep, value = line.partition(":")
+            if not sep or not name or name != name.strip():
+                raise DecodeError(f"not an HTTP header line: {shorten(line)}")
+            value = value.strip()
+            if len(value) > limits.max_header:
+                raise _header_too_long(name, value, limits)
+            headers.append((name.lower(), value))
+        return Response(status, reason, headers, body)
     # Each header as a name and the parts of its value (obs-fold lines add parts), joined once.
     fields: list[tuple[str, list[str]]] = []
-    for line in lines[1:]:
+    for line in tail:
         if line[:1] in (" ", "\t") and fields:  # obs-fold: replace with a space
             fields[-1][1].append(line.strip())
             continue
@@ -118,15 +132,19 @@ def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Response:
         if not sep or not name.strip() or name != name.strip():
             raise DecodeError(f"not an HTTP header line: {shorten(line)}")
         fields.append((name.lower(), [value]))
-    headers: list[tuple[str, str]] = []
+    headers = []
     for name, parts in fields:
         value = safe_header_value(" ".join(parts))
         if len(value) > limits.max_header:
-            raise DecodeError(
-                f"the {shorten(name)} header is {len(value)} characters, over the limit of {limits.max_header} (Limits.max_header)"
-            )
+            raise _header_too_long(name, value, limits)
         headers.append((name, value))
     return Response(status, reason, headers, body)
+
+
+def _header_too_long(name: str, value: str, limits: Limits) -> DecodeError:
+    return DecodeError(
+        f"the {shorten(name.lower())} header is {len(value)} characters, over the limit of {limits.max_header} (Limits.max_header)"
+    )
 
 
 # --------------------------------------------------------------------------- hints from headers
@@ -214,20 +232,27 @@ def decode(
     resp = parse_response(bytes(data), limits)
     hints = _hints(resp, now)
     content_type = (resp.get("content-type") or "").split(";")[0].strip().lower()
+    json_like = content_type.endswith("json") or not content_type or content_type == "text/plain"
+    if json_like and content_type != "application/problem+json":
+        # A google body in the usual shape, decoded typed from the bytes (msgspec checks
+        # the UTF-8); any other body comes back None and goes the general way below.
+        typed = read_google(resp.body, limits)
+        if typed is not None and (typed[0] is not None or typed[1] is not None):  # as google_error.looks_like sees it
+            return _with_headers(google_error.from_typed(typed, dialect=NAME, hints=hints, http_status=resp.status), resp)
+    elif content_type == "application/problem+json":
+        body = read_problem(resp.body, limits)  # errconv's own members, decoded typed
+        if body is not None:
+            # from_typed notes nothing on `hints` before it answers None, so the general way starts clean.
+            fast = problem.from_typed(body, limits, dialect=NAME, hints=hints, http_status=resp.status)
+            if fast is not None:
+                return _with_headers(fast, resp)
     try:
         text = resp.body.decode("utf-8")
     except UnicodeDecodeError:
         raise DecodeError("the response body is not valid UTF-8") from None
     stripped = text.strip()
     fault: Fault
-    typed = None
-    if stripped[:1] == "{" and content_type != "application/problem+json" and (
-        content_type.endswith("json") or not content_type or content_type == "text/plain"
-    ):
-        typed = read_google(stripped, limits)  # a google body in the usual shape, decoded typed
-    if typed is not None and (typed[0] is not None or typed[1] is not None):  # as google_error.looks_like sees it
-        fault = google_error.from_typed(typed, dialect=NAME, hints=hints, http_status=resp.status)
-    elif stripped[:1] in ("{", "[") and (content_type.endswith("json") or not content_type or content_type == "text/plain"):
+    if stripped[:1] in ("{", "[") and json_like:
         obj = read_json(stripped, limits, "the response body")
         if content_type == "application/problem+json" and isinstance(obj, dict):
             fault = problem.from_object(obj, limits, dialect=NAME, hints=hints, http_status=resp.status)
@@ -280,31 +305,31 @@ def encode_with(body_dialect: str, fault: Fault, *, keep_debug: bool = False, li
     """
     if not keep_debug:
         fault = without_debug(fault)
-    headers: list[tuple[str, str]] = []
     if body_dialect == "problem":
         body = write_json(problem.to_object(fault, keep_debug=keep_debug, status_line=True))
-        headers.append(("Content-Type", problem.MEDIA_TYPE))
+        content_type = problem.MEDIA_TYPE
     elif body_dialect == "google":
         body = write_json(google_error.to_object(fault, keep_debug=keep_debug))
-        headers.append(("Content-Type", "application/json; charset=UTF-8"))
+        content_type = "application/json; charset=UTF-8"
     elif body_dialect == "stripe":
         body = write_json(stripe_error.to_object(fault))
-        headers.append(("Content-Type", "application/json"))
+        content_type = "application/json"
     else:
         raise ValueError(f"http+ takes a body dialect of {', '.join(BODY_DIALECTS)}, got {body_dialect!r}")
+    # No value below needs safe_header_value: each is a fixed string, a number, or the
+    # Request-Id, which _header_copy has made safe already.
+    lines = [f"HTTP/1.1 {fault.status} {reason_phrase(fault.status)}", f"Content-Type: {content_type}"]
     wait = fault.next_step == NextStep.WAIT
     if wait and fault.retry_after_seconds is not None:
-        headers.append(("Retry-After", format_retry_after(min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS))))
+        lines.append(f"Retry-After: {format_retry_after(min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS))}")
     if body_dialect == "stripe":
-        headers.append(("Stripe-Should-Retry", "true" if wait else "false"))
+        lines.append("Stripe-Should-Retry: true" if wait else "Stripe-Should-Retry: false")
         # Sanitised first: a Request-Id that is all spaces and controls is no header at all.
         request_id = next(
             (v for d in fault.details if isinstance(d, RequestInfo) and (v := _header_copy(d.request_id, limits))),
             None,
         )
         if request_id:
-            headers.append(("Request-Id", request_id))
-    headers.append(("Content-Length", str(len(body))))
-    head = f"HTTP/1.1 {fault.status} {reason_phrase(fault.status)}\r\n"
-    head += "".join(f"{name}: {safe_header_value(value)}\r\n" for name, value in headers)
-    return head.encode("latin-1", "replace") + b"\r\n" + body
+            lines.append(f"Request-Id: {request_id}")
+    lines.append(f"Content-Length: {len(body)}\r\n\r\n")
+    return "\r\n".join(lines).encode("latin-1", "replace") + body

@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from msgspec import UNSET
+
 from .._errors import DecodeError, shorten
 from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, http_for_code, infer_next_step
 from ..details import LocalizedMessage, RetryInfo
@@ -50,6 +52,7 @@ from ._common import (
 )
 from ._details import ProblemInfo, check_depth, item_from_json, item_to_json
 from ._pointer import pointer_of, pointer_to_field
+from ._typed import ErrorEntry, ProblemBody, read_problem
 
 __all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "from_object", "to_object"]
 
@@ -94,10 +97,9 @@ def _violation(entry: Any) -> Violation | None:
             field = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(parts))
         else:
             field = ""
-    description = next(
-        (entry[k] for k in ("detail", "message", "reason", "msg", "description") if isinstance(entry.get(k), str)),
-        "",
-    )
+    description = entry.get("detail")  # RFC 9457's member, as errconv writes it; else the first of the others
+    if not isinstance(description, str):
+        description = next((entry[k] for k in ("message", "reason", "msg", "description") if isinstance(entry.get(k), str)), "")
     # `reason` is prose in invalid-params; a machine reason comes from `code` (or `reason` beside a `detail`).
     reason = entry.get("code")
     if not isinstance(reason, str) and "detail" in entry and isinstance(entry.get("reason"), str):
@@ -204,21 +206,12 @@ def from_object(
         taken.add("status")
     else:
         status = None
-    status = http_status_wins(status, http_status, hints)
-
     grpc_name = obj.get("grpc_code")
     if isinstance(grpc_name, str) and grpc_name in CODE_BY_NAME:
-        grpc_code = CODE_BY_NAME[grpc_name]
         taken.add("grpc_code")
-    elif status is not None:
-        grpc_code = code_for_http(status)
     else:
-        grpc_code = int(Code.UNKNOWN)
-    if status is None:
-        status = http_for_code(grpc_code)
-        hints.notes.append(f"no status in the body; {status} assumed")
-    fields["status"] = status
-    fields["grpc_code"] = grpc_code
+        grpc_name = None
+    fields["status"], fields["grpc_code"] = _codes(status, grpc_name, http_status, hints)
 
     stated: NextStep | None = None
     for name in ("next_step", "class"):
@@ -261,7 +254,7 @@ def from_object(
     if (
         isinstance(metadata, dict)
         and all(isinstance(v, str) for v in metadata.values())
-        and not any(k in metadata for k in METADATA_RESERVED)
+        and metadata.keys().isdisjoint(METADATA_RESERVED)
     ):
         fields["metadata"] = metadata
         taken.add("metadata")
@@ -271,17 +264,7 @@ def from_object(
     if isinstance(details, list) and all(isinstance(d, dict) and isinstance(d.get("@type", ""), str) for d in details):
         if len(details) > limits.max_details:
             raise DecodeError(f"{len(details)} details, over the limit of {limits.max_details} (Limits.max_details)")
-        items = [item_from_json(d, limits) for d in details]
-        kept = []
-        for item in items:
-            # A problem body has members for these; a second copy in details is kept as it is.
-            if isinstance(item, ProblemInfo):
-                continue
-            if isinstance(item, RetryInfo) and "retry_after_seconds" not in fields:
-                fields["retry_after_seconds"] = seconds_from_nanos(item.retry_delay_nanos)  # capped
-                continue
-            kept.append(item)
-        fields["details"] = tuple(kept)
+        fields["details"] = _own_details(details, fields, limits)
         taken.add("details")
 
     for name in obj:
@@ -292,9 +275,130 @@ def from_object(
     return finish(fields, stated, hints, dialect)
 
 
+def _codes(status: int | None, grpc_name: str | None, http_status: int | None, hints: Hints) -> tuple[int, int]:
+    """The HTTP status and gRPC code of a body with a valid `status` and a known `grpc_code` name, or neither."""
+    status = http_status_wins(status, http_status, hints)
+    if grpc_name is not None:
+        grpc_code = CODE_BY_NAME[grpc_name]
+    elif status is not None:
+        grpc_code = code_for_http(status)
+    else:
+        grpc_code = int(Code.UNKNOWN)
+    if status is None:
+        status = http_for_code(grpc_code)
+        hints.notes.append(f"no status in the body; {status} assumed")
+    return status, grpc_code
+
+
+def from_typed(
+    body: ProblemBody,
+    limits: Limits = DEFAULT_LIMITS,
+    *,
+    dialect: str = NAME,
+    hints: Hints | None = None,
+    http_status: int | None = None,
+) -> Fault | None:
+    """A Fault from a body `_typed.read_problem` read: what `from_object` gives for it,
+    without the lookups for aliases and other shapes, which such a body cannot hold.
+    None when a member is not what from_object would take (it keeps those verbatim)."""
+    status, grpc_name, step_name = body.status, body.grpc_code, body.next_step
+    stated: NextStep | None = None
+    if (
+        (status is not UNSET and not 100 <= status <= 599)  # type: ignore[operator]
+        or (grpc_name is not UNSET and grpc_name not in CODE_BY_NAME)
+        or (step_name is not UNSET and (stated := STEP_ALIASES.get(step_name)) is None)  # type: ignore[arg-type]
+        or (body.metadata and not body.metadata.keys().isdisjoint(METADATA_RESERVED))
+    ):
+        return None
+    violations: tuple[Violation, ...] | None = None
+    if body.errors is not UNSET:
+        violations = _typed_violations(body.errors, limits)
+        if violations is None:
+            return None
+    details = body.details
+    if details and not all(isinstance(d.get("@type", ""), str) for d in details):
+        return None
+    if details and len(details) > limits.max_details:
+        return None  # from_object says so
+
+    hints = hints or Hints()
+    fields: dict[str, Any] = {
+        name: value for name in _STR_MEMBERS if (value := getattr(body, name)) is not UNSET and value
+    }
+    fields["status"], fields["grpc_code"] = _codes(
+        None if status is UNSET else status,  # type: ignore[arg-type]
+        None if grpc_name is UNSET else grpc_name,  # type: ignore[arg-type]
+        http_status,
+        hints,
+    )
+    if body.retry_after_seconds is not UNSET:
+        fields["retry_after_seconds"] = whole_seconds(body.retry_after_seconds)
+    if violations is not None:
+        fields["violations"] = violations
+    if body.alternatives is not UNSET:
+        check_depth(body.alternatives, limits.max_depth)
+        fields["alternatives"] = tuple(body.alternatives)
+    if body.alternatives_truncated is not UNSET:
+        fields["alternatives_truncated"] = body.alternatives_truncated
+    if body.metadata is not UNSET:
+        fields["metadata"] = body.metadata
+    if details is not UNSET:
+        fields["details"] = _own_details(details, fields, limits)
+    fields["extensions"] = {}
+    return finish(fields, stated, hints, dialect)
+
+
+def _typed_violations(entries: list[ErrorEntry], limits: Limits) -> tuple[Violation, ...] | None:
+    """`errors` entries as `_violations` reads them; None where it would not take them."""
+    if len(entries) > limits.max_violations:
+        return None  # from_object names the limit
+    out = []
+    named = False  # an entry with a field or a description, or an explicit `field`
+    for e in entries:
+        field, pointer, description, code = e.field, e.pointer, e.detail, e.code
+        if field is UNSET and pointer is UNSET and description is UNSET:
+            return None  # an object of some other kind, not a violation
+        if field is UNSET:
+            if pointer is UNSET:
+                field = ""
+            else:
+                field = pointer_to_field(pointer) if pointer.startswith(("#", "/")) else pointer  # type: ignore[union-attr]
+        else:
+            named = True
+        if description is UNSET:
+            description = ""
+        named = named or bool(field or description)
+        lm = e.localized_message
+        out.append(
+            Violation(
+                field=field,  # type: ignore[arg-type]
+                description=description,  # type: ignore[arg-type]
+                reason=code or None if code is not UNSET else None,  # type: ignore[arg-type]
+                localized_message=None if lm is UNSET else LocalizedMessage(locale=lm.locale, message=lm.message),  # type: ignore[union-attr]
+            )
+        )
+    return tuple(out) if named or not out else None
+
+
+def _own_details(details: list[Any], fields: dict[str, Any], limits: Limits) -> tuple[Any, ...]:
+    """The `details` member's entries, less what a problem body has members for: a second
+    errconv.v1.Problem is dropped, a RetryInfo gives the delay when no member did."""
+    kept = []
+    for item in (item_from_json(d, limits) for d in details):
+        if isinstance(item, ProblemInfo):
+            continue
+        if isinstance(item, RetryInfo) and "retry_after_seconds" not in fields:
+            fields["retry_after_seconds"] = seconds_from_nanos(item.retry_delay_nanos)  # capped
+            continue
+        kept.append(item)
+    return tuple(kept)
+
+
 def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = None) -> Fault:
     """A Fault from RFC 9457 JSON (or seed 000's vocabulary)."""
-    return from_object(read_json(data, limits, "the problem body"), limits)
+    body = read_problem(data, limits)  # errconv's own members, decoded typed; None for any other body
+    fault = None if body is None else from_typed(body, limits)
+    return fault or from_object(read_json(data, limits, "the problem body"), limits)
 
 
 # --------------------------------------------------------------------------- encode
@@ -373,6 +477,8 @@ def _status_members(fault: Fault, ext: dict[str, Any], status_line: bool) -> tup
     it: from the status line, or (with no status in the body) as the gRPC code's default.
     """
     need_code = fault.grpc_code != code_for_http(fault.status)
+    if not ext:  # the usual case, and no clash to weigh
+        return True, need_code
     if status_line:
         return "status" not in ext, need_code
     if "status" not in ext and not (need_code and "grpc_code" in ext):
@@ -396,10 +502,14 @@ def to_object(fault: Fault, *, keep_debug: bool = True, status_line: bool = Fals
         out["title"] = fault.title
     if write_status:
         out["status"] = fault.status
-    for name in ("detail", "instance", "code", "domain"):
-        value = getattr(fault, name)
-        if value is not None:
-            out[name] = value
+    if fault.detail is not None:
+        out["detail"] = fault.detail
+    if fault.instance is not None:
+        out["instance"] = fault.instance
+    if fault.code is not None:
+        out["code"] = fault.code
+    if fault.domain is not None:
+        out["domain"] = fault.domain
     if write_grpc_code:
         out["grpc_code"] = fault.grpc_code_name
     if fault.next_step is not None:
@@ -415,20 +525,22 @@ def to_object(fault: Fault, *, keep_debug: bool = True, status_line: bool = Fals
     if fault.alternatives_truncated or (len(fault.alternatives) >= 3 and "alternatives_truncated" not in ext):
         # A full list of three says whether it was cut, so a caller never has to guess.
         out["alternatives_truncated"] = fault.alternatives_truncated
-    for name in ("blocked_by", "unblock_with"):
-        value = getattr(fault, name)
-        if value is not None:
-            out[name] = value
+    if fault.blocked_by is not None:
+        out["blocked_by"] = fault.blocked_by
+    if fault.unblock_with is not None:
+        out["unblock_with"] = fault.unblock_with
     if fault.metadata:
         out["metadata"] = fault.metadata
-    details = [item_to_json(d) for d in fault.details if keep_debug or d.__struct_config__.tag != "google.rpc.DebugInfo"]
-    if details:
-        out["details"] = details
-    if ext.keys() & _ALIASED:
-        _make_room(out, fault, ext)
-    for name, value in ext.items():
-        if name not in out:
-            out[name] = value
+    if fault.details:
+        details = [item_to_json(d) for d in fault.details if keep_debug or d.__struct_config__.tag != "google.rpc.DebugInfo"]
+        if details:
+            out["details"] = details
+    if ext:
+        if not ext.keys().isdisjoint(_ALIASED):
+            _make_room(out, fault, ext)
+        for name, value in ext.items():
+            if name not in out:
+                out[name] = value
     return out
 
 

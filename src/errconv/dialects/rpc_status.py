@@ -9,6 +9,8 @@ for every Fault.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from google.protobuf.message import DecodeError as ProtoDecodeError
 from google.rpc import status_pb2
 
@@ -16,7 +18,7 @@ from .._errors import DecodeError
 from ..fault import Fault
 from ..limits import DEFAULT_LIMITS, Limits
 from ._common import OWN_DETAILS, Hints, details_over, fields_from_status, finish, status_items, valid_code
-from ._details import item_from_any, item_to_any
+from ._details import item_from_any, pack_item
 
 __all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "from_message", "to_message"]
 
@@ -27,7 +29,15 @@ MEDIA_TYPE = "application/x-protobuf"
 def to_message(fault: Fault, *, keep_debug: bool = True) -> status_pb2.Status:
     """The google.rpc.Status message for a fault."""
     message, items = status_items(fault, keep_debug=keep_debug)
-    return status_pb2.Status(code=fault.grpc_code, message=message, details=[item_to_any(i) for i in items])
+    return status_message(fault.grpc_code, message, [pack_item(i) for i in items])
+
+
+def status_message(code: int, message: str, packed: Iterable[tuple[str, bytes]]) -> status_pb2.Status:
+    """A google.rpc.Status from its code, message and packed details (pack_item's pairs)."""
+    # Plain dicts: protobuf builds each Any in place, in C, where an Any object
+    # would be built first and then copied into the Status.
+    details = [{"type_url": type_url, "value": value} for type_url, value in packed]
+    return status_pb2.Status(code=code, message=message, details=details)
 
 
 def from_message(
@@ -67,4 +77,7 @@ def decode(data: bytes, *, limits: Limits = DEFAULT_LIMITS, now: object = None) 
 
 def encode(fault: Fault) -> bytes:
     """Deterministic serialized google.rpc.Status bytes."""
-    return to_message(fault).SerializeToString(deterministic=True)
+    # Deterministic already: pack_item serialised each detail that has a map
+    # deterministically, and Status and Any have none of their own, so
+    # deterministic=True here would give the same bytes, only slower.
+    return to_message(fault).SerializeToString()

@@ -19,11 +19,11 @@ from ._common import (
     finish,
     http_status_wins,
     read_json,
-    status_items,
+    status_items_json,
     valid_code,
     write_json,
 )
-from ._details import item_from_json, item_to_json
+from ._details import item_from_json
 from ._typed import read_status_json
 
 __all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "looks_like"]
@@ -81,8 +81,8 @@ def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = 
 
 
 def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
-    message, items = status_items(fault, keep_debug=keep_debug)
-    return {"code": fault.grpc_code, "message": message, "details": [item_to_json(i) for i in items]}
+    message, details = status_items_json(fault, keep_debug=keep_debug)
+    return {"code": fault.grpc_code, "message": message, "details": details}
 
 
 def encode(fault: Fault) -> bytes:

@@ -143,9 +143,10 @@ def to_object(fault: Fault) -> dict[str, Any]:
         inner["next_step"] = str(fault.next_step)
     # A member of Stripe's own came in with the wrong type and was kept: it goes back
     # verbatim when its field is empty (as it then is, unless converted from elsewhere).
-    for name, value in fault.extensions.items():
-        if name not in inner:
-            inner[name] = value
+    if fault.extensions:
+        for name, value in fault.extensions.items():
+            if name not in inner:
+                inner[name] = value
     return {"error": inner}
 
 

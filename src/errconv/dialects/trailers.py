@@ -33,8 +33,8 @@ from ..details import BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
 from ..fault import METADATA_RESERVED, Fault
 from ..limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ._common import Hints, status_items, valid_code
-from ._details import ProblemInfo, item_to_any, type_name
-from .rpc_status import from_message, parse
+from ._details import ProblemInfo, pack_item, type_name
+from .rpc_status import from_message, parse, status_message
 
 __all__ = [
     "MEDIA_TYPE",
@@ -123,20 +123,30 @@ def encode(fault: Fault, *, limits: Limits = DEFAULT_LIMITS) -> Pairs:
     "grpc")` names what was dropped.
     """
     message, items = status_items(fault)
-    pushback: list[tuple[str, str | bytes]] = []
+    pushback: Pairs = []
     if fault.next_step == NextStep.WAIT:
         if fault.retry_after_seconds is not None:
             pushback.append((PUSHBACK_KEY, str(max(0, min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS)) * 1000)))
     elif fault.next_step is not None:
         pushback.append((PUSHBACK_KEY, "-1"))
-    fit = _Fit(fault.grpc_code, message, [item_to_any(i) for i in items], items, limits.max_trailer_bytes - _size(pushback))
+    packed = [pack_item(i) for i in items]
+    # Most faults fit: write them whole and measure what was written. _Fit, which
+    # counts what each cut would save without writing anything, is for the rest.
+    pairs = _pairs(fault.grpc_code, message, packed, pushback)
+    if _size(pairs) <= limits.max_trailer_bytes:
+        return pairs
+    fit = _Fit(fault.grpc_code, message, packed, items, limits.max_trailer_bytes - _size(pushback))
     fit.shrink()
-    pairs: Pairs = [("grpc-status", str(fault.grpc_code))]
-    if fit.message:
-        pairs.append(("grpc-message", percent_encode(fit.message)))
-    if fit.anys is not None:
-        status = status_pb2.Status(code=fault.grpc_code, message=fit.message, details=fit.anys)
-        pairs.append((DETAILS_KEY, status.SerializeToString(deterministic=True)))
+    return _pairs(fault.grpc_code, fit.message, fit.packed, pushback)
+
+
+def _pairs(code: int, message: str, packed: list[tuple[str, bytes]] | None, pushback: Pairs) -> Pairs:
+    pairs: Pairs = [("grpc-status", str(code))]
+    if message:
+        pairs.append(("grpc-message", percent_encode(message)))
+    if packed is not None:
+        # Not deterministic=True: the same bytes, as in rpc_status.encode.
+        pairs.append((DETAILS_KEY, status_message(code, message, packed).SerializeToString()))
     pairs.extend(pushback)
     return pairs
 
@@ -171,15 +181,21 @@ def _field_len(n: int) -> int:
     return 1 + _varint_len(n) + n
 
 
+def _any_len(type_url: str, value: bytes) -> int:
+    """Bytes of the serialized Any for a packed detail (proto3 leaves out an empty field)."""
+    url_len = len(type_url.encode())
+    return (_field_len(url_len) if url_len else 0) + (_field_len(len(value)) if value else 0)
+
+
 class _Fit:
     """The Status of a fault cut down, step by step, to fit a trailer budget."""
 
-    def __init__(self, code: int, message: str, anys: list[Any], items: list[Any], budget: int) -> None:
+    def __init__(self, code: int, message: str, packed: list[tuple[str, bytes]], items: list[Any], budget: int) -> None:
         self.code = code
-        self.anys: list[Any] | None = anys
+        self.packed: list[tuple[str, bytes]] | None = packed  # pack_item's pairs; None: no Status at all
         self.items = items
         self.budget = budget
-        self.sizes = [a.ByteSize() for a in anys]
+        self.sizes = [_any_len(type_url, value) for type_url, value in packed]
         self.set_message(message)
 
     def set_message(self, message: str) -> None:
@@ -192,7 +208,7 @@ class _Fit:
         size = len("grpc-status") + len(str(self.code)) + _ENTRY_OVERHEAD
         if self.message:
             size += len("grpc-message") + self.sent_len + _ENTRY_OVERHEAD
-        if self.anys is not None:
+        if self.packed is not None:
             status = (1 + _varint_len(self.code) if self.code else 0) + (_field_len(self.raw_len) if self.message else 0)
             status += sum(_field_len(n) for n in self.sizes)
             size += len(DETAILS_KEY) + -(-status * 4 // 3) + _ENTRY_OVERHEAD
@@ -204,13 +220,13 @@ class _Fit:
     def drop(self, keep: Callable[[int, Any], bool]) -> None:
         kept = [i for i, item in enumerate(self.items) if keep(i, item)]
         self.items = [self.items[i] for i in kept]
-        self.anys = [self.anys[i] for i in kept]  # type: ignore[index]
+        self.packed = [self.packed[i] for i in kept]  # type: ignore[index]
         self.sizes = [self.sizes[i] for i in kept]
 
     def replace(self, index: int, item: Any) -> None:
         self.items[index] = item
-        self.anys[index] = item_to_any(item)  # type: ignore[index]
-        self.sizes[index] = self.anys[index].ByteSize()  # type: ignore[index]
+        self.packed[index] = pack_item(item)  # type: ignore[index]
+        self.sizes[index] = _any_len(*self.packed[index])  # type: ignore[index]
 
     def shrink(self) -> None:
         if self.fits():
@@ -254,7 +270,7 @@ class _Fit:
             self.replace(info, ErrorInfo(reason=e.reason, metadata=kept))
             if self.fits():
                 return
-        self.anys = None
+        self.packed = None
         self.sizes = []
         if not self.fits():
             self._shorten_message()
@@ -360,8 +376,6 @@ def decode(
 
     blob = values.get(DETAILS_KEY)
     if blob is None:
-        from google.rpc import status_pb2
-
         status = status_pb2.Status(code=grpc_code, message=message or "")
     else:
         raw = blob if isinstance(blob, bytes) and not _looks_base64(blob) else _b64(blob)

@@ -420,3 +420,49 @@ def test_members_read_from_a_status_come_back_sorted_whatever_the_process() -> N
         back = errconv.decode(errconv.encode(fault, dialect), dialect)
         assert list(back.extensions) == sorted(names)
         assert all(list(v) == sorted(v) for v in back.extensions.values())
+
+
+def test_the_usual_http_head_reads_as_the_general_parser_reads_it() -> None:
+    import pathlib
+    import random
+
+    from errconv.dialects import http_response as h
+    from errconv.limits import DEFAULT_LIMITS
+
+    golden = pathlib.Path(__file__).resolve().parent.parent / "golden"
+
+    rng = random.Random(7)
+    pieces = [b" ", b"\t", b"\r", b"\n", b"\r\n", b":", b"\x00", b"\x0b", b"\x85", b"\xa0", b"A", b"z", b"0", b"9",
+              b"HTTP/1.1 100 Continue\r\n\r\n", b"HTTP/2 ", b" 200 Connection established", b"x" * 9000]  # fmt: skip
+    usual = 0
+    for path in sorted(golden.glob("*/http-*.http")):
+        data = path.read_bytes()
+        end = data.index(b"\r\n\r\n") + 4
+        variants = [data, data.replace(b"\r\n", b"\n")]
+        for _ in range(150):
+            at = rng.randrange(end + 2)
+            variants.append(data[:at] + rng.choice(pieces) + data[at:])
+        for variant in variants:
+            fast = h._parse_usual(variant, DEFAULT_LIMITS)
+            if fast is None:
+                continue
+            usual += 1
+            slow = h._parse_any(variant, DEFAULT_LIMITS)
+            assert (fast.status, fast.reason, fast.headers, fast.body) == (slow.status, slow.reason, slow.headers, slow.body)
+    assert usual > 1000  # the usual way is taken, not only the general one
+
+
+def test_the_plain_pointer_shortcut_reads_as_the_general_way() -> None:
+    import random
+
+    from errconv.dialects import _pointer
+
+    rng = random.Random(11)
+    alphabet = ["a", "b", "_", "0", "1", "9", "/", "//", "#", "~0", "~1", "%2F", "%41", ".", "[", "]", "Z", "x1", "0a", "é", "ǅ",
+                "", "²", " "]  # fmt: skip
+    pointers = ["#/age", "#/items/0/price", "#/profile/color", "#/line_items/0/price", "#/a//b", "#/a/", "#/0/a", "#/_"]
+    for _ in range(20000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        pointers += [s, "#/" + s, "/" + s, "#" + s]
+    for p in pointers:
+        assert _pointer.pointer_to_field(p) == _pointer._pointer_to_field_any(p), p

@@ -73,15 +73,22 @@ def _quote(segment: str) -> str:
     return quote(segment, safe=_SAFE) if _NEEDS_QUOTING.search(segment) else segment
 
 
-# A pointer of word characters only (`#/items/0/price`): nothing to unquote or unescape.
-_PLAIN_POINTER = re.compile(r"#?/\w+(?:/\w+)*", re.ASCII)
-
-
 def pointer_to_field(pointer: str) -> str:
     """`#/items/0/price` or `/items/0/price` -> `items[0].price`."""
-    if _PLAIN_POINTER.fullmatch(pointer):
-        first, *rest = pointer[2:].split("/") if pointer[0] == "#" else pointer[1:].split("/")
-        return first + "".join([f"[{part}]" if part.isdigit() else "." + part for part in rest]) if rest else first
+    if pointer[:2] == "#/":
+        # A path of plain names and indexes (most pointers): nothing to unquote or
+        # unescape, so the segments join as they are. Anything else, the general way.
+        path = pointer[2:]
+        if path.isascii() and path.isidentifier():  # one plain name
+            return path
+        plain = path.isascii() and path.replace("/", "_").isidentifier()  # word characters, not a digit first
+        if plain and "//" not in path and path[0] != "/" and path[-1] != "/":  # and no empty segment
+            first, *rest = path.split("/")
+            return first + "".join([f"[{part}]" if part.isdigit() else "." + part for part in rest])
+    return _pointer_to_field_any(pointer)
+
+
+def _pointer_to_field_any(pointer: str) -> str:
     if pointer.startswith("#"):
         pointer = unquote(pointer[1:])
     parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]

@@ -53,7 +53,7 @@ from ._details import (
     parse_duration,
 )
 
-__all__ = ["ProblemBody", "read_google", "read_problem", "read_status_json"]
+__all__ = ["ProblemBody", "read_google", "read_problem", "read_status_json", "typed_items"]
 
 # Every member must be known: an unknown one (or a snake_case spelling) sends the body the general way.
 _PLAIN: dict[str, Any] = {"forbid_unknown_fields": True, "rename": "camel"}
@@ -316,7 +316,9 @@ def _decode(decoder: msgspec.json.Decoder, data: Any, limits: Limits) -> Any:
     return body
 
 
-def _items(details: list[_Detail], limits: Limits) -> list[Item] | None:
+def typed_items(details: list[Any], limits: Limits) -> list[Item] | None:
+    """The details of a typed read as errconv's detail values; None where the general
+    readers must have the say (a value they keep raw, a limit they name)."""
     if len(details) > limits.max_details + OWN_DETAILS:
         return None
     try:
@@ -332,7 +334,7 @@ def read_google(data: Any, limits: Limits) -> tuple[int | None, str | None, str,
     if body is None:
         return None
     error = body.error
-    items = _items(error.details, limits)
+    items = typed_items(error.details, limits)
     return None if items is None else (error.code, error.status, error.message, items)
 
 
@@ -342,7 +344,7 @@ def read_status_json(data: Any, limits: Limits) -> tuple[int | None, str, list[I
     body = _decode(_STATUS, data, limits)
     if body is None:
         return None
-    items = _items(body.details, limits)
+    items = typed_items(body.details, limits)
     return None if items is None else (body.code, body.message, items)
 
 
@@ -390,7 +392,7 @@ class ProblemBody(msgspec.Struct, forbid_unknown_fields=True):
     blocked_by: _Str = _UNSET
     unblock_with: _Str = _UNSET
     metadata: dict[str, str] | msgspec.UnsetType = _UNSET
-    details: list[dict[str, Any]] | msgspec.UnsetType = _UNSET
+    details: list[_Detail] | msgspec.UnsetType = _UNSET  # known types in the usual shape, as in google
 
 
 _PROBLEM = msgspec.json.Decoder(ProblemBody)
@@ -408,6 +410,6 @@ def read_problem(data: Any, limits: Limits) -> ProblemBody | None:
     for value in (body.status, body.retry_after_seconds):
         if type(value) is int and abs(value) > _DOUBLE_MAX:
             return None
-    if (body.alternatives and _beyond_double(body.alternatives)) or (body.details and _beyond_double(body.details)):
-        return None
+    if body.alternatives and _beyond_double(body.alternatives):
+        return None  # (the details check their own numbers)
     return body

@@ -43,7 +43,6 @@ _STATUS_LINE = re.compile(r"HTTP/(\d(?:\.\d)?) +(\d{3})(?: +(.*))?")
 _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _TAGS = re.compile(r"<[^<>]{0,2000}>")  # no "<" inside: a run of "<" cannot make it rescan
 _SPACE = re.compile(r"\s+")
-_FOLDED = re.compile(r"^[ \t]", re.MULTILINE)  # a line that continues the header above (obs-fold)
 _RESET = re.compile(r"[0-9]{1,16}(\.[0-9]+)?")  # X-RateLimit-Reset: seconds, epoch seconds or epoch ms
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: "²".isdigit() is true and int("²") fails
 _GRPC_STATUS = re.compile(r"[0-9]{1,3}")
@@ -90,6 +89,38 @@ def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Response:
     """Parse an HTTP/1.x response or `curl -i` output."""
     if len(data) > limits.max_bytes:
         raise DecodeError(f"the response is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+    return _parse_usual(data, limits) or _parse_any(data, limits)
+
+
+# The usual head, as servers and errconv write it: a final status line, then header
+# lines of a token, a colon and printable ASCII, each ended by CRLF. Such a head reads
+# in two regex calls; anything else (interim responses, LF line ends, obs-fold, obs-text,
+# controls, a header past max_header) goes to _parse_any, which reads every form.
+_TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_USUAL_HEAD = re.compile(
+    rb"HTTP/[0-9](?:\.[0-9])? +([0-9]{3})(?: +([^\r\n]*))?\r\n((?:" + _TOKEN + rb":[\t\x20-\x7e]*\r\n)*)\r\n"
+)
+
+
+def _parse_usual(data: bytes, limits: Limits) -> Response | None:
+    m = _USUAL_HEAD.match(data)
+    if m is None:
+        return None
+    code, reason, fields = m.groups(b"")
+    status = int(code)
+    if not 201 <= status <= 599:  # 1xx and 200 may be interim (a proxy's `Connection established`)
+        return None
+    headers = []
+    for line in fields.decode("ascii").split("\r\n")[:-1]:  # each `token:value`, as matched
+        name, _, value = line.partition(":")
+        value = value.strip(" \t")
+        if len(value) > limits.max_header:
+            return None  # _parse_any names the header
+        headers.append((name.lower(), value))
+    return Response(status, reason.decode("latin-1").strip(), headers, data[m.end() :])
+
+
+def _parse_any(data: bytes, limits: Limits) -> Response:
     rest = data.lstrip(b"\r\n")
     for _ in range(_MAX_INTERIM + 1):
         head, body = _split(rest)
@@ -108,23 +139,9 @@ def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Response:
         break
     else:
         raise DecodeError(f"more than {_MAX_INTERIM} interim responses before the final one")
-    tail = lines[1:]
-    # The usual head has no obs-fold and no control character but the line ends: each
-    # value then needs only its spaces stripped. One scan of the whole head tells.
-    if _UNSAFE.search("".join(tail)) is None and not _FOLDED.search("\n".join(tail)):
-        headers = []
-        for line in tail:
-            name, sep, value = line.partition(":")
-            if not sep or not name or name != name.strip():
-                raise DecodeError(f"not an HTTP header line: {shorten(line)}")
-            value = value.strip()
-            if len(value) > limits.max_header:
-                raise _header_too_long(name, value, limits)
-            headers.append((name.lower(), value))
-        return Response(status, reason, headers, body)
     # Each header as a name and the parts of its value (obs-fold lines add parts), joined once.
     fields: list[tuple[str, list[str]]] = []
-    for line in tail:
+    for line in lines[1:]:
         if line[:1] in (" ", "\t") and fields:  # obs-fold: replace with a space
             fields[-1][1].append(line.strip())
             continue
@@ -132,7 +149,7 @@ def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Response:
         if not sep or not name.strip() or name != name.strip():
             raise DecodeError(f"not an HTTP header line: {shorten(line)}")
         fields.append((name.lower(), [value]))
-    headers = []
+    headers: list[tuple[str, str]] = []
     for name, parts in fields:
         value = safe_header_value(" ".join(parts))
         if len(value) > limits.max_header:

@@ -52,7 +52,7 @@ from ._common import (
 )
 from ._details import ProblemInfo, check_depth, item_from_json, item_to_json
 from ._pointer import pointer_of, pointer_to_field
-from ._typed import ErrorEntry, ProblemBody, read_problem
+from ._typed import ErrorEntry, ProblemBody, read_problem, typed_items
 
 __all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "from_object", "to_object"]
 
@@ -264,7 +264,7 @@ def from_object(
     if isinstance(details, list) and all(isinstance(d, dict) and isinstance(d.get("@type", ""), str) for d in details):
         if len(details) > limits.max_details:
             raise DecodeError(f"{len(details)} details, over the limit of {limits.max_details} (Limits.max_details)")
-        fields["details"] = _own_details(details, fields, limits)
+        fields["details"] = _own_details([item_from_json(d, limits) for d in details], fields)
         taken.add("details")
 
     for name in obj:
@@ -316,10 +316,13 @@ def from_typed(
         if violations is None:
             return None
     details = body.details
-    if details and not all(isinstance(d.get("@type", ""), str) for d in details):
-        return None
-    if details and len(details) > limits.max_details:
-        return None  # from_object says so
+    items = None
+    if details is not UNSET:
+        if len(details) > limits.max_details:
+            return None  # from_object says so
+        items = typed_items(details, limits)
+        if items is None:
+            return None
 
     hints = hints or Hints()
     fields: dict[str, Any] = {
@@ -342,8 +345,8 @@ def from_typed(
         fields["alternatives_truncated"] = body.alternatives_truncated
     if body.metadata is not UNSET:
         fields["metadata"] = body.metadata
-    if details is not UNSET:
-        fields["details"] = _own_details(details, fields, limits)
+    if items is not None:
+        fields["details"] = _own_details(items, fields)
     fields["extensions"] = {}
     return finish(fields, stated, hints, dialect)
 
@@ -380,11 +383,11 @@ def _typed_violations(entries: list[ErrorEntry], limits: Limits) -> tuple[Violat
     return tuple(out) if named or not out else None
 
 
-def _own_details(details: list[Any], fields: dict[str, Any], limits: Limits) -> tuple[Any, ...]:
+def _own_details(items: list[Any], fields: dict[str, Any]) -> tuple[Any, ...]:
     """The `details` member's entries, less what a problem body has members for: a second
     errconv.v1.Problem is dropped, a RetryInfo gives the delay when no member did."""
     kept = []
-    for item in (item_from_json(d, limits) for d in details):
+    for item in items:
         if isinstance(item, ProblemInfo):
             continue
         if isinstance(item, RetryInfo) and "retry_after_seconds" not in fields:

@@ -476,7 +476,10 @@ def compare(new: dict[str, Any], old: dict[str, Any]) -> str:
     rows = []
     for name, t in new["targets"].items():
         before = old.get("targets", {}).get(name)
-        rows.append([t["target"], f"{before['worst']:.2f}x" if before else "-", f"{t['worst']:.2f}x"])
+        cell = f"{before['worst']:.2f}x" if before else "-"
+        if before and before.get("target") != t["target"]:
+            cell += " (measured as: " + before["target"] + ")"
+        rows.append([t["target"], cell, f"{t['worst']:.2f}x"])
     out += _table(["target", "before", "now"], rows)
     changes = []
     for case, res in new["cases"].items():

@@ -426,11 +426,13 @@ _DEBUG_INFO = "google.rpc.DebugInfo"
 
 
 def _is_debug(value: Any) -> bool:
+    # By the end of the type URL, not its last segment: a malformed URL
+    # ("type.googleapis.com{google.rpc.DebugInfo") may still read as one to a lenient client.
     if isinstance(value, RawDetail):
-        return value.type_url.rsplit("/", 1)[-1] == _DEBUG_INFO
+        return value.type_url.endswith(_DEBUG_INFO)
     if isinstance(value, dict):
         kind = value.get("@type")
-        return isinstance(kind, str) and kind.rsplit("/", 1)[-1] == _DEBUG_INFO
+        return isinstance(kind, str) and kind.endswith(_DEBUG_INFO)
     return isinstance(value, DebugInfo)
 
 

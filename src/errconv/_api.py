@@ -129,11 +129,20 @@ def convert(
     """
     target = get(to)
     fault = decode(data, source, limits=limits, now=now)
+    out = _encode(target, fault, limits)
     if strict:
-        lost = losses(fault, to, limits=limits)
+        lost = _measured(fault, target, out)
         if lost:
             raise LossError(to, lost)
-    return _encode(target, fault, limits)
+    return out
+
+
+def encode_with_losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, tuple[str, ...]]:
+    """`encode(fault, dialect)` and `losses(fault, dialect)` together, encoding once
+    (the command line reports what each body lost as it converts)."""
+    codec = get(dialect)
+    out = _encode(codec, fault, limits)
+    return out, _measured(fault, codec, out)
 
 
 def losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tuple[str, ...]:
@@ -148,7 +157,12 @@ def losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tu
     ('domain', 'retry_after_seconds')
     """
     codec = get(dialect)
-    back = codec.decode(_encode(codec, fault, limits), limits=_UNLIMITED)
+    return _measured(fault, codec, _encode(codec, fault, limits))
+
+
+def _measured(fault: Fault, codec: Any, encoded: Any) -> tuple[str, ...]:
+    """The fields of `fault` that did not come back from `encoded`, its encoding by `codec`."""
+    back = codec.decode(encoded, limits=_UNLIMITED)
     lost: list[str] = []
     for name in Fault.__struct_fields__:
         if name == "origin":

@@ -28,7 +28,7 @@ from typing import Any, BinaryIO, NoReturn, TextIO
 import msgspec
 
 from . import __version__
-from ._api import decode, detect, encode, losses
+from ._api import decode, detect, encode, encode_with_losses, losses
 from ._errors import DecodeError, ErrconvError, UnknownDialectError
 from .codes import NextStep, reason_phrase
 from .dialects import DIALECTS, get
@@ -300,12 +300,11 @@ def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
                 continue  # blank lines separate nothing in JSON Lines; pass over them
             try:
                 fault, _ = _decode(line, args.source, f"line {number}")
-                lost = losses(fault, args.to)
+                out, lost = encode_with_losses(fault, args.to)
                 if lost and args.strict:
                     io.say(f"line {number}: {args.to} cannot carry: {', '.join(lost)}")
                     failed += 1
                     continue
-                out = encode(fault, args.to)
             except ErrconvError as exc:
                 io.say(str(exc))
                 failed += 1

@@ -413,9 +413,10 @@ def finish(
     if step is NextStep.WAIT and fields.get("retry_after_seconds") is None and hints.delay is not None:
         fields["retry_after_seconds"] = hints.delay
     fields["next_step"] = step
-    origin = Origin(dialect=dialect, next_step=source, notes=tuple(hints.notes))
+    # In the dict, not beside it: Fault(origin=..., **fields) would copy the dict to merge them.
+    fields["origin"] = Origin(dialect=dialect, next_step=source, notes=tuple(hints.notes))
     try:
-        return Fault(origin=origin, **fields)
+        return Fault(**fields)
     except TypeError as exc:  # a field of the wrong type slipped through: a bug, but never a crash
         raise DecodeError(f"cannot build a fault from {dialect}: {shorten(str(exc), 80)}") from None
 

@@ -109,6 +109,8 @@ def int64_value(value: Any, camel: str) -> int:
     """A proto3 JSON int64 (a number, or a string of digits); _Mismatch naming `camel` otherwise."""
     if isinstance(value, bool):
         raise _Mismatch(camel)
+    if type(value) is str and len(value) <= 18 and value.isascii() and value.isdigit():  # the usual int64 text
+        return int(value)
     if isinstance(value, str) and _INT64_TEXT.fullmatch(value):
         value = int(value)
     elif isinstance(value, float) and value.is_integer():

@@ -22,6 +22,7 @@ import math
 import re
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from .._errors import DecodeError, shorten
@@ -167,20 +168,26 @@ def _header_too_long(name: str, value: str, limits: Limits) -> DecodeError:
 # --------------------------------------------------------------------------- hints from headers
 
 
-def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
-    hints = Hints()
+def _clock(resp: Response, now: float | Callable[[], float] | None) -> float:
+    """What time it is for this response: its Date (the server's clock, which a Retry-After
+    date was written against) when it has one, else the injected clock."""
     date = resp.get("date")
-    clock: float | Callable[[], float] | None = now
     if date is not None:
         server_now = parse_http_date(date)
         if server_now is not None:
-            clock = server_now  # the server's clock: a Retry-After date was written against it
-    current = clock() if callable(clock) else (time.time() if clock is None else clock)
+            return server_now
+    return now() if callable(now) else (time.time() if now is None else now)
 
+
+def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
+    hints = Hints()
+    # The clock is read only for a date to measure (an HTTP-date Retry-After, an epoch
+    # X-RateLimit-Reset): most signals are plain seconds.
+    current = partial(_clock, resp, now)
     should_retry = (resp.get("stripe-should-retry") or "").strip().lower()
     retry_after = resp.get("retry-after")
     if retry_after is not None:
-        seconds = parse_retry_after(retry_after, now=current)
+        seconds = parse_retry_after(retry_after, now=current)  # calls current() for a date only
         if seconds is not None:
             hints.wait, hints.delay = "Retry-After", seconds
         else:
@@ -191,9 +198,9 @@ def _hints(resp: Response, now: float | Callable[[], float] | None) -> Hints:
         if remaining is not None and remaining.strip() == "0" and reset is not None and _RESET.fullmatch(reset.strip()):
             value = float(reset)
             if value > 1e12:  # epoch milliseconds
-                value = value / 1000 - current
+                value = value / 1000 - current()
             elif value > 1e9:  # epoch seconds
-                value -= current
+                value -= current()
             hints.wait = "X-RateLimit-Reset"
             hints.delay = max(0, min(math.ceil(value), MAX_RETRY_AFTER_SECONDS))
     if hints.wait is None:

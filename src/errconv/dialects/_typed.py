@@ -1,9 +1,11 @@
-"""Typed decoding for the usual shape of Status JSON (`google` and `status-json`).
+"""Typed decoding for the usual shape of `google`, `status-json` and `problem` bodies.
 
 A body errconv wrote, or one written to the same schema, is camelCase proto3 JSON
-whose details are known types under `type.googleapis.com/`. msgspec decodes such a
-body straight into the Structs below, and each becomes its detail without a walk
-over dicts: the details cost about a third of what the general readers take.
+whose details are known types under `type.googleapis.com/` (a problem body: only
+the members errconv writes, each of the JSON type it writes, and such details in
+`details`). msgspec decodes such a body straight into the Structs below, and each
+becomes its detail without a walk over dicts: the details cost about a third of
+what the general readers take.
 
 Anything else makes the typed read give up (it returns None) and the body goes the
 general way (`_details.item_from_json` and the dialect's `from_object`), which
@@ -11,7 +13,8 @@ reads every shape and says what is wrong: a member that is unknown, null or of
 another JSON type, a snake_case name, another type-URL prefix, an unknown detail
 type, a value the general readers keep raw, anything past a limit. The Structs
 accept only what the general readers read the same way, and the rest of decoding
-(`fields_from_status`, `finish`) is shared, so both ways give the same Fault;
+(`fields_from_status`, `finish`; for problem, `problem.from_typed` beside
+`from_object`) is shared or mirrored, so both ways give the same Fault;
 tests/test_typed.py holds them to it.
 """
 

@@ -326,7 +326,7 @@ def from_typed(
 
     hints = hints or Hints()
     fields: dict[str, Any] = {
-        name: value for name in _STR_MEMBERS if (value := getattr(body, name)) is not UNSET and value
+        name: value for name in _STR_MEMBERS if (value := getattr(body, name))  # not UNSET, not ""
     }
     fields["status"], fields["grpc_code"] = _codes(
         None if status is UNSET else status,  # type: ignore[arg-type]
@@ -358,25 +358,23 @@ def _typed_violations(entries: list[ErrorEntry], limits: Limits) -> tuple[Violat
     out = []
     named = False  # an entry with a field or a description, or an explicit `field`
     for e in entries:
-        field, pointer, description, code = e.field, e.pointer, e.detail, e.code
-        if field is UNSET and pointer is UNSET and description is UNSET:
+        field, pointer = e.field, e.pointer
+        if field is UNSET and pointer is UNSET and e.detail is UNSET:
             return None  # an object of some other kind, not a violation
-        if field is UNSET:
-            if pointer is UNSET:
-                field = ""
-            else:
-                field = pointer_to_field(pointer) if pointer.startswith(("#", "/")) else pointer  # type: ignore[union-attr]
-        else:
+        if field is not UNSET:
             named = True
-        if description is UNSET:
-            description = ""
+        elif pointer is UNSET:
+            field = ""
+        else:
+            field = pointer_to_field(pointer) if pointer.startswith(("#", "/")) else pointer  # type: ignore[union-attr]
+        description = e.detail or ""  # UNSET is falsy, as "" is
         named = named or bool(field or description)
         lm = e.localized_message
         out.append(
             Violation(
                 field=field,  # type: ignore[arg-type]
                 description=description,  # type: ignore[arg-type]
-                reason=code or None if code is not UNSET else None,  # type: ignore[arg-type]
+                reason=e.code or None,  # type: ignore[arg-type]
                 localized_message=None if lm is UNSET else LocalizedMessage(locale=lm.locale, message=lm.message),  # type: ignore[union-attr]
             )
         )

@@ -430,53 +430,36 @@ def _quota_failure_members(item: QuotaFailure, out: dict[str, Any]) -> None:
     out["violations"] = [_quota_violation_to_json(v) for v in item.violations]
 
 
+def _nonempty(value: Any, names: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    """The (JSON name, attribute) pairs of `value` whose attribute is not empty."""
+    return {camel: v for camel, attr in names if (v := getattr(value, attr))}
+
+
+# The rarer types, by their members' names: unrolled writers are for the hot ones.
+_RESOURCE_INFO = (("resourceType", "resource_type"), ("resourceName", "resource_name"), ("owner", "owner"),
+                  ("description", "description"))  # fmt: skip
+_PRECONDITION_VIOLATION = (("type", "type"), ("subject", "subject"), ("description", "description"))
+_LINK = (("description", "description"), ("url", "url"))
+
+
 def _precondition_failure_members(item: PreconditionFailure, out: dict[str, Any]) -> None:
-    violations = out["violations"] = []
-    for p in item.violations:
-        entry: dict[str, Any] = {}
-        if p.type:
-            entry["type"] = p.type
-        if p.subject:
-            entry["subject"] = p.subject
-        if p.description:
-            entry["description"] = p.description
-        violations.append(entry)
+    out["violations"] = [_nonempty(p, _PRECONDITION_VIOLATION) for p in item.violations]
 
 
 def _resource_info_members(item: ResourceInfo, out: dict[str, Any]) -> None:
-    if item.resource_type:
-        out["resourceType"] = item.resource_type
-    if item.resource_name:
-        out["resourceName"] = item.resource_name
-    if item.owner:
-        out["owner"] = item.owner
-    if item.description:
-        out["description"] = item.description
+    out.update(_nonempty(item, _RESOURCE_INFO))
 
 
 def _request_info_members(item: RequestInfo, out: dict[str, Any]) -> None:
-    if item.request_id:
-        out["requestId"] = item.request_id
-    if item.serving_data:
-        out["servingData"] = item.serving_data
+    out.update(_nonempty(item, (("requestId", "request_id"), ("servingData", "serving_data"))))
 
 
 def _help_members(item: Help, out: dict[str, Any]) -> None:
-    links = out["links"] = []
-    for link in item.links:
-        entry: dict[str, Any] = {}
-        if link.description:
-            entry["description"] = link.description
-        if link.url:
-            entry["url"] = link.url
-        links.append(entry)
+    out["links"] = [_nonempty(link, _LINK) for link in item.links]
 
 
 def _localized_message_members(item: LocalizedMessage, out: dict[str, Any]) -> None:
-    if item.locale:
-        out["locale"] = item.locale
-    if item.message:
-        out["message"] = item.message
+    out.update(_localized_to_json(item))
 
 
 def _debug_info_members(item: DebugInfo, out: dict[str, Any]) -> None:

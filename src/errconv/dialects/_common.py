@@ -65,6 +65,13 @@ def has_long_digit_run(data: bytes | str) -> bool:
 
 
 def _check_numbers(obj: Any, what: str) -> None:
+    number = beyond_double(obj)
+    if number is not None:
+        raise DecodeError(f"{what} holds a {len(str(abs(number)))}-digit number, out of range of a JSON double")
+
+
+def beyond_double(obj: Any) -> int | None:
+    """An integer in `obj` (JSON arrays and objects) that no JSON double holds, or None."""
     stack = [obj]
     while stack:
         node = stack.pop()
@@ -73,7 +80,8 @@ def _check_numbers(obj: Any, what: str) -> None:
         elif isinstance(node, list):
             stack.extend(node)
         elif isinstance(node, int) and abs(node) > sys.float_info.max:
-            raise DecodeError(f"{what} holds a {len(str(abs(node)))}-digit number, out of range of a JSON double")
+            return node
+    return None
 
 
 # A Status holds a fault's own fields in up to four details of its own (ErrorInfo,

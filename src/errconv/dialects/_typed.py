@@ -43,7 +43,7 @@ from ..details import (
     RetryInfo,
 )
 from ..limits import Limits
-from ._common import OWN_DETAILS
+from ._common import OWN_DETAILS, beyond_double
 from ._details import (
     PROBLEM_TYPE,
     TYPE_PREFIX,
@@ -234,7 +234,7 @@ class _ProblemDetail(msgspec.Struct, **_tagged(PROBLEM_TYPE)):
         if self.alternatives or self.extensions:
             check_depth(self.alternatives, limits.max_depth)
             check_depth(self.extensions, limits.max_depth)
-            if _beyond_double(self.alternatives) or _beyond_double(self.extensions):
+            if beyond_double(self.alternatives) is not None or beyond_double(self.extensions) is not None:
                 raise _Mismatch("number")  # the general way names it
         return ProblemInfo(
             type=self.type,
@@ -284,20 +284,6 @@ class _Status(msgspec.Struct, forbid_unknown_fields=True):
 
 _GOOGLE = msgspec.json.Decoder(_Google)
 _STATUS = msgspec.json.Decoder(_Status)
-
-
-def _beyond_double(value: Any) -> bool:
-    """Whether `value` holds an integer no JSON double holds (msgspec reads 400 digits exactly)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, int) and abs(node) > _DOUBLE_MAX:
-            return True
-    return False
 
 
 _DOUBLE_MAX = sys.float_info.max
@@ -413,6 +399,6 @@ def read_problem(data: Any, limits: Limits) -> ProblemBody | None:
     for value in (body.status, body.retry_after_seconds):
         if type(value) is int and abs(value) > _DOUBLE_MAX:
             return None
-    if body.alternatives and _beyond_double(body.alternatives):
+    if body.alternatives and beyond_double(body.alternatives) is not None:
         return None  # (the details check their own numbers)
     return body

@@ -68,7 +68,8 @@ def _seeds() -> list[tuple[str, bytes]]:
     seeds = []
     for case in gc.cases():
         for dialect, name in gc.FILES.items():
-            seeds.append((dialect, (case / name).read_bytes()))
+            if (case / name).exists():  # a dialect registered without its goldens yet: the golden suite says so
+                seeds.append((dialect, (case / name).read_bytes()))
         for name, dialect in gc.load_meta(case).get("sources", {}).items():
             seeds.append((dialect, (case / name).read_bytes()))
     return seeds

@@ -20,23 +20,30 @@ from typing import Any
 from google.protobuf import text_format
 
 import errconv
-from errconv.dialects import rpc_status
-from errconv.dialects.trailers import from_text, to_text
+from errconv import dialects
+from errconv.dialects import status as status_dialect
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "golden"
 
+
+def file_name(dialect: str) -> str:
+    """The naming rule: `<name>.<suffix>`, with `+` as `-`."""
+    return f"{dialect.replace('+', '-')}.{dialects.get(dialect).suffix}"
+
+
+def dialect_files() -> dict[str, str]:
+    """Every dialect that writes, with its golden file name, in registry order (taken
+    from the registry, so a dialect registered later has its files too). `http` writes
+    what `http+problem` writes and has none of its own; `fault` is fault.json, the hub."""
+    return {
+        name: file_name(name)
+        for name in dialects.names()
+        if dialects.get(name).encodes and getattr(dialects.get(name), "alias_of", None) is None
+    }
+
+
 # dialect -> file name; the order is the order files are listed and tested in.
-FILES: dict[str, str] = {
-    "problem": "problem.json",
-    "google": "google.json",
-    "status-json": "status-json.json",
-    "status": "status.binpb",
-    "grpc": "grpc.txt",
-    "stripe": "stripe.json",
-    "http+problem": "http-problem.http",
-    "http+google": "http-google.http",
-    "http+stripe": "http-stripe.http",
-}
+FILES: dict[str, str] = {name: file for name, file in dialect_files().items() if name != "fault"}
 READABLE = "status.txtpb"
 HAND_WRITTEN = ("fault.json", "case.json")
 
@@ -55,18 +62,17 @@ def load_meta(case: pathlib.Path) -> dict[str, Any]:
 
 
 def render(fault: errconv.Fault, dialect: str) -> bytes:
-    """The bytes a golden file holds for `dialect` (the text form for grpc)."""
-    out = errconv.encode(fault, dialect)
-    return to_text(out) if dialect == "grpc" else out
+    """The bytes a golden file holds for `dialect`."""
+    return errconv.encode(fault, dialect)
 
 
 def parse(data: bytes, dialect: str) -> Any:
     """What `errconv.decode` takes for a golden file of `dialect`."""
-    return from_text(data) if dialect == "grpc" else data
+    return data
 
 
 def readable_status(fault: errconv.Fault) -> bytes:
-    return text_format.MessageToString(rpc_status.to_message(fault)).encode()
+    return text_format.MessageToString(status_dialect.to_message(fault)).encode()
 
 
 def expected_files(case: pathlib.Path) -> dict[str, bytes]:

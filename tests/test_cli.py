@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import pytest
 
 import errconv
-from errconv import cli
+from errconv import _cli as cli
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSCRIPTS = sorted((ROOT / "tests" / "cli").glob("*.txt"))

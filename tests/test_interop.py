@@ -25,6 +25,7 @@ itself.
 
 from __future__ import annotations
 
+import base64
 import collections
 import json
 import re
@@ -32,6 +33,7 @@ import socketserver
 import threading
 import urllib.parse
 from concurrent import futures
+from typing import Any
 
 import grpc
 import jsonschema
@@ -48,8 +50,9 @@ from stripe._http_client import HTTPClient
 import errconv
 import golden_corpus as gc
 from errconv.details import RequestInfo
-from errconv.dialects import rpc_status as errconv_status
-from errconv.dialects.http_response import parse_response
+from errconv.dialects import status as errconv_status
+from errconv._grpc import from_text
+from errconv._http import parse_response
 
 CASES = gc.cases()
 IDS = [c.name for c in CASES]
@@ -226,18 +229,26 @@ class _Status(collections.namedtuple("_Status", ("code", "details", "trailing_me
     """A grpc.Status; grpcio-status builds its own the same way (grpc.Status is an interface)."""
 
 
-def server_status(fault: errconv.Fault) -> _Status:
-    """What a grpcio server hands to abort_with_status, from errconv's trailer pairs.
+def server_status(fault: errconv.Fault) -> Any:
+    """What a grpcio server hands to abort_with_status: errconv.to_grpc's answer, as it is.
 
     grpcio writes grpc-status and grpc-message itself, from the code and the *plain*
     details (it percent-encodes them), and refuses them as metadata; everything else
     (grpc-status-details-bin, grpc-retry-pushback-ms) goes out as trailing metadata.
     """
-    pairs = errconv.encode(fault, "grpc")
-    head = dict(pairs)
-    details = urllib.parse.unquote(head.get("grpc-message", ""), errors="strict")
-    trailers = tuple((k, v) for k, v in pairs if k not in ("grpc-status", "grpc-message"))
-    return _Status(STATUS_CODES[int(head["grpc-status"])], details, trailers)
+    status = errconv.to_grpc(fault, keep_debug=True)  # service to service: DebugInfo too
+    assert isinstance(status.code, grpc.StatusCode)  # grpcio is installed
+    return status
+
+
+def sent_pairs(fault: errconv.Fault) -> list[tuple[str, Any]]:
+    """The trailers the grpc dialect writes, as pairs with raw -bin values."""
+    out = []
+    for key, value in from_text(errconv.encode(fault, "grpc")):
+        if key.endswith("-bin"):
+            value = base64.b64decode(value + "=" * (-len(value) % 4))
+        out.append((key, value))
+    return out
 
 
 def _fail(way: str):
@@ -294,7 +305,7 @@ def received_trailers(exc: grpc.RpcError) -> list[tuple[str, str | bytes]]:
 @pytest.mark.parametrize("case", IDS)
 def test_grpc_status_over_a_real_call(grpc_peer, case, way) -> None:
     fault = FAULTS[case]
-    sent = errconv.encode(fault, "grpc")
+    sent = sent_pairs(fault)
     exc = call_failing(grpc_peer, case, way)
 
     assert exc.code() == STATUS_CODES[fault.grpc_code]

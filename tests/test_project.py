@@ -1,28 +1,59 @@
-"""The project's own promises: public API, README commands, CI script."""
+"""The project's own promises: public API, module layout, README commands and examples, CI script, types."""
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
+import subprocess
+import sys
+import types
+
+import pytest
 
 import errconv
+from errconv import dialects
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "errconv"
+# The submodules that are public API, documented in the README; every other module is `_`-private.
+DOCUMENTED = {"codes", "details", "dialects", "lint", "retry"}
 
 
-def test_public_api_is_sorted_and_complete() -> None:
+def test_all_is_exactly_the_public_names_of_the_package() -> None:
     assert errconv.__all__ == sorted(errconv.__all__, key=str)
-    for name in errconv.__all__:
-        assert hasattr(errconv, name), name
+    public = {
+        name
+        for name, value in vars(errconv).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert set(errconv.__all__) == public
     for name in ("decode", "encode", "convert", "losses", "detect", "Fault", "FaultError", "DecodeError",
-                 "ErrconvError", "ContractError", "LossError"):  # fmt: skip
+                 "ErrconvError", "ContractError", "LossError", "from_http", "to_http", "from_grpc", "to_grpc",
+                 "register_dialect", "Dialect"):  # fmt: skip
         assert name in errconv.__all__
 
 
-def test_every_dialect_module_is_in_the_table() -> None:
-    modules = {p.stem for p in (ROOT / "src" / "errconv" / "dialects").glob("*.py") if not p.stem.startswith("_")}
-    used = {d.decode.__module__.rsplit(".", 1)[-1] for d in errconv.DIALECTS.values()}
-    assert modules == used
+def test_internal_modules_are_private_or_documented() -> None:
+    for path in SRC.rglob("*.py"):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        if parts[0] in ("_proto", "__init__", "__main__") or parts[0].startswith("_"):
+            continue
+        assert parts[0] in DOCUMENTED, f"{path.relative_to(ROOT)} is neither private nor documented"
+        if parts[0] == "dialects" and len(parts) > 1 and not parts[1].startswith("_") and parts[1] != "__init__":
+            assert parts[1] in {d.module for d in dialects.registered()}, f"{path.name} is no registered dialect"
+    readme = (ROOT / "README.md").read_text()
+    for name in DOCUMENTED:
+        assert f"`errconv.{name}`" in readme, name
+
+
+def test_every_dialect_module_is_registered_by_the_naming_rule() -> None:
+    modules = {p.stem for p in (SRC / "dialects").glob("*.py") if not p.stem.startswith("_")}
+    built_in = {d.module for d in dialects.registered() if type(d).__module__.startswith("errconv.dialects.")}
+    assert modules == built_in
+    for dialect in dialects.registered():
+        if type(dialect).__module__.startswith("errconv.dialects."):
+            assert type(dialect).__module__ == f"errconv.dialects.{dialect.module}", dialect.name
 
 
 def test_readme_opens_with_the_two_commands_and_ci_runs_the_second() -> None:
@@ -36,5 +67,34 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second() -> None:
 
 
 def test_py_typed_is_shipped() -> None:
-    assert (ROOT / "src" / "errconv" / "py.typed").exists()
+    assert (SRC / "py.typed").exists()
     assert re.search(r'errconv = \["py.typed"\]', (ROOT / "pyproject.toml").read_text())
+
+
+def _python_examples() -> list[tuple[int, str]]:
+    text = (ROOT / "README.md").read_text()
+    return [(text[: m.start()].count("\n") + 1, m.group(1)) for m in re.finditer(r"```python\n(.*?)```", text, re.DOTALL)]
+
+
+@pytest.mark.parametrize("line, code", _python_examples(), ids=lambda v: f"line-{v}" if isinstance(v, int) else "")
+def test_every_python_example_in_the_readme_runs_as_pasted(line: int, code: str) -> None:
+    # Each block on its own, in a fresh interpreter, from the repository root: as a reader pastes it.
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONHASHSEED": "0"}
+    )
+    assert result.returncode == 0, f"README.md line {line}:\n{result.stderr[-2000:]}"
+
+
+def test_readme_examples_exist() -> None:
+    assert len(_python_examples()) >= 4
+
+
+def test_mypy_strict_is_clean() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", str(SRC)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

@@ -7,7 +7,7 @@ import pytest
 
 import errconv
 from errconv.retry import RetryPolicy, VirtualClock
-from errconv.simulate import (
+from errconv._simulate import (
     FAILURES,
     FAULTS,
     POLICIES,
@@ -117,8 +117,8 @@ def test_docstring_examples_run() -> None:
 
     import errconv.lint
     import errconv.retry
-    import errconv.simulate
+    import errconv._simulate
 
-    for module in (errconv.retry, errconv.lint, errconv.simulate):
+    for module in (errconv.retry, errconv.lint, errconv._simulate):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -1,8 +1,10 @@
 """errconv: translate API errors between dialects without losing meaning.
 
 One failure, many dialects: RFC 9457 problem details, google.rpc.Status (protobuf,
-proto3 JSON, Google's JSON envelope, gRPC trailers), Stripe error objects and raw
-HTTP responses. Every dialect decodes into one `Fault` and encodes out of it.
+proto3 JSON, Google's JSON envelope, gRPC trailers), Stripe error objects and whole
+HTTP responses. Every dialect decodes into one `Fault` and encodes out of it; HTTP
+and gRPC are seams (`from_http`/`to_http`, `from_grpc`/`to_grpc`) that gateways and
+interceptors stand on.
 
 >>> import errconv
 >>> body = b'{"error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED",'
@@ -12,28 +14,36 @@ HTTP responses. Every dialect decodes into one `Fault` and encodes out of it.
 (<NextStep.WAIT: 'wait'>, 30)
 >>> errconv.convert(body, to="stripe")
 b'{"error":{"type":"invalid_request_error","message":"slow down","next_step":"wait"}}'
+
+Public submodules: `errconv.details` (the detail types), `errconv.codes` (the code
+tables), `errconv.dialects` (the dialect protocol and registry), `errconv.lint`,
+`errconv.retry`. Everything else is private.
 """
 
 from ._api import convert, decode, detect, encode, losses
 from ._errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
+from ._fault import Fault, Origin, Violation
+from ._grpc import GrpcStatus, from_grpc, to_grpc
+from ._http import HttpResponse, from_http, to_http
+from ._limits import Limits
 from .codes import Code, NextStep
-from .dialects import DIALECTS
-from .fault import Fault, Origin, Violation
-from .limits import Limits
+from .dialects import Dialect, names as dialect_names, register_dialect
 from .lint import Finding, lint_body, lint_paths
 from .retry import Decision, GuardRefused, RetryPolicy, TerminalGuard
 
 __all__ = [
     "Code",
     "ContractError",
-    "DIALECTS",
     "Decision",
     "DecodeError",
+    "Dialect",
     "ErrconvError",
     "Fault",
     "FaultError",
     "Finding",
+    "GrpcStatus",
     "GuardRefused",
+    "HttpResponse",
     "Limits",
     "LossError",
     "NextStep",
@@ -45,10 +55,16 @@ __all__ = [
     "convert",
     "decode",
     "detect",
+    "dialect_names",
     "encode",
+    "from_grpc",
+    "from_http",
     "lint_body",
     "lint_paths",
     "losses",
+    "register_dialect",
+    "to_grpc",
+    "to_http",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

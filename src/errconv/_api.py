@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
-
-from ._errors import DecodeError, LossError, shorten
+from . import dialects as _registry
+from ._errors import DecodeError, LossError, UnknownDialectError, shorten
+from ._fault import Fault
+from ._http import read_body
+from ._limits import DEFAULT_LIMITS, Limits
 from .details import TYPE_NAMES, RawDetail
-from .dialects import detect as _detect
-from .dialects import get
-from .fault import Fault
-from .limits import DEFAULT_LIMITS, Limits
+from .dialects import Dialect, HttpInfo, get, no_dialect, strongest
+from .dialects._common import Headers, Reading, Writing, read_json
 
 __all__ = ["convert", "decode", "detect", "encode", "losses"]
 
@@ -20,30 +20,121 @@ __all__ = ["convert", "decode", "detect", "encode", "losses"]
 _UNLIMITED = Limits(
     max_bytes=1 << 62, max_depth=1 << 20, max_details=1 << 62, max_violations=1 << 62, max_string=1 << 62, max_header=1 << 62
 )
+_SAFETY_NET = True
+_NO_JSON = object()
+
+
+class _Input:
+    """The input of one decode, read once: as bytes (or trailer pairs), and parsed as JSON
+    the first time a JSON dialect asks for it."""
+
+    __slots__ = ("raw", "json", "limits")
+
+    def __init__(self, data: Any, limits: Limits) -> None:
+        self.limits = limits
+        self.json: Any = _NO_JSON
+        if isinstance(data, (dict, list)) and not (isinstance(data, list) and data and isinstance(data[0], tuple)):
+            self.raw: Any = None  # a JSON value parsed already (an HTTP client's response.json())
+            self.json = data
+            return
+        if isinstance(data, tuple) or isinstance(data, list):
+            self.raw = data  # trailer pairs
+            return
+        if isinstance(data, str):
+            try:
+                data = data.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                raise DecodeError("the input text holds a lone surrogate; give bytes or valid Unicode text") from None
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise DecodeError(f"cannot read a {type(data).__name__}; give bytes, text, a parsed JSON value or trailer pairs")
+        data = bytes(data)
+        if len(data) > limits.max_bytes:
+            raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+        self.raw = data
+
+    @property
+    def size(self) -> int:
+        raw = self.raw
+        if isinstance(raw, bytes):
+            return len(raw)
+        if raw is None:
+            return self.limits.max_string + 1  # a parsed value: look at every string
+        try:
+            return sum(len(k) + len(v) for k, v in raw)
+        except (TypeError, ValueError):
+            return 0  # not pairs: the dialect says so
+
+    def json_value(self) -> Any:
+        """The input parsed as JSON; _NO_JSON when it does not look like JSON."""
+        if self.json is _NO_JSON and isinstance(self.raw, bytes):
+            head = self.raw.lstrip()
+            if head[:1] in (b"{", b"["):
+                self.json = read_json(head, self.limits, "the input")
+        return self.json
+
+    def value_for(self, dialect: Dialect) -> Any:
+        """The input in the form `dialect` decodes."""
+        if dialect.form == "json":
+            value = self.json_value()
+            if value is _NO_JSON:
+                if isinstance(self.raw, bytes):
+                    return read_json(self.raw, self.limits, f"the {dialect.name} body")  # says why it is not JSON
+                raise DecodeError(f"{dialect.name} takes a JSON body, got {type(self.raw).__name__}")
+            return value
+        if self.raw is None:
+            raise DecodeError(f"{dialect.name} takes bytes, not a parsed JSON value")
+        return self.raw
+
+
+def _detected(inp: _Input) -> Dialect:
+    """The dialect the input is written in, the strongest claim winning."""
+    if isinstance(inp.raw, (list, tuple)):
+        found = strongest(inp.raw, None, _registry.by_form("pairs"))
+        if found is None:
+            raise DecodeError("no dialect reads a list of pairs")
+        return found
+    value = inp.json_value()
+    if value is not _NO_JSON:
+        found = strongest(value, None, _registry.by_form("json"))
+        if found is None:
+            raise no_dialect(value)
+        return found
+    raw = inp.raw
+    if not raw.strip():
+        raise DecodeError("the input is empty; give an error body, an HTTP response or gRPC trailers")
+    found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json"))
+    if found is None:
+        known = ", ".join(d.name for d in _registry.registered())
+        raise DecodeError(f"cannot tell the dialect of {raw[:30]!r}; name it (one of: {known})")
+    return found
 
 
 def decode(
     data: Any,
     dialect: str | None = None,
     *,
+    status: int | None = None,
     limits: Limits = DEFAULT_LIMITS,
     now: float | Callable[[], float] | None = None,
+    trace: bool = False,
 ) -> Fault:
     """Read an error in any dialect into a Fault; the dialect is detected when not named.
 
-    `now` (epoch seconds, or a callable giving them) is the clock an HTTP-date
-    Retry-After is measured against when the response has no Date header.
+    `data` is bytes, text, a JSON value already parsed, or gRPC trailer pairs. `status`
+    is the HTTP status a bare body came with, when the caller knows it (from a log
+    line): the status line of a response, so a body no dialect recognises is read
+    from it. `now` (epoch seconds, or a callable giving them) is the clock an HTTP-date
+    Retry-After is measured against when the response has no Date header. With
+    `trace`, `fault.origin.trace` records what was read where.
 
     >>> decode(b'{"type": "about:blank", "status": 503, "retry_after_seconds": 30}').next_step
     <NextStep.WAIT: 'wait'>
+    >>> decode(b"upstream overloaded", status=503).next_step
+    <NextStep.WAIT: 'wait'>
     """
-    codec = None if dialect is None else get(dialect)
     name = dialect or "detected"
     try:
-        if codec is None:
-            name = _detect(data, limits=limits)
-            codec = get(name)
-        fault = codec.decode(data, limits=limits, now=now)
+        return _decode(data, dialect, status, limits, now, trace)
     except DecodeError:
         raise
     except Exception as exc:
@@ -55,63 +146,72 @@ def decode(
         if isinstance(exc, (RecursionError, MemoryError)):
             raise DecodeError(f"the {name} input is too deeply nested or too large to read") from None
         raise DecodeError(f"cannot read the input as {name}: {type(exc).__name__}: {shorten(str(exc), 80)}") from None
-    if len(fault.details) > limits.max_details:
-        # Whatever the dialect: a Status's container may hold four more (the codecs check
-        # that before parsing), but no fault holds more details than any dialect reads back.
-        raise DecodeError(f"{len(fault.details)} details, over the limit of {limits.max_details} (Limits.max_details)")
-    if _input_size(data) > limits.max_string:  # no decoded string is longer than its input
-        _check_strings(fault, limits.max_string)
-    return fault
 
 
-_SAFETY_NET = True
+def _decode(
+    data: Any,
+    dialect: str | None,
+    status: int | None,
+    limits: Limits,
+    now: float | Callable[[], float] | None,
+    trace: bool,
+    lenient: bool = False,
+) -> Fault:
+    codec = None if dialect is None else get(dialect)
+    inp = _Input(data, limits)
+    reading = Reading(limits, now=now, trace=trace, size=inp.size)
+    reading.lenient = lenient
+    if status is not None:
+        if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+            raise DecodeError(f"status must be an HTTP status from 100 to 599, got {shorten(status)}")
+        if codec is None or codec.form == "json":
+            return _bare_body(inp, codec, status, reading)
+        reading.status = status
+    if codec is None:
+        codec = _detected(inp)
+    reading.dialect = codec.name
+    return codec.decode(inp.value_for(codec), reading)
 
 
-def _input_size(data: Any) -> int:
-    if isinstance(data, (bytes, bytearray, str, memoryview)):
-        return len(data)
-    try:
-        return sum(len(k) + len(v) for k, v in data)
-    except (TypeError, ValueError):
-        return 0  # the codec read it already; it was pairs
+def decode_for_lint(data: bytes, dialect: str | None, limits: Limits, now: float | None) -> Fault:
+    """`decode` with a trace, reading a 2xx body as an error too (lint says it should not be one)."""
+    return _decode(data, dialect, None, limits, now, True, lenient=True)
 
 
-def _check_strings(fault: Fault, limit: int) -> None:
-    """DecodeError when any string in `fault` (a field, a key, a value in extensions or
-    details) is longer than `limit` characters."""
-    stack: list[Any] = [getattr(fault, f) for f in Fault.__struct_fields__ if f != "origin"]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            if len(value) > limit:
-                raise DecodeError(
-                    f"a string of {len(value)} characters ({shorten(value, 24)}), over the limit of {limit} (Limits.max_string)"
-                )
-        elif isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, (list, tuple)):
-            stack.extend(value)
-        elif isinstance(value, msgspec.Struct):
-            stack.extend(getattr(value, f) for f in value.__struct_fields__)
+def _bare_body(inp: _Input, codec: Dialect | None, status: int, reading: Reading) -> Fault:
+    """A body without its response, but with the status it came with."""
+    reading.status = status
+    http = HttpInfo(status, Headers(()), "")
+    if codec is not None:
+        reading.dialect = codec.name
+        if status < 400 and not codec.errors_on_success:
+            raise DecodeError(f"not an error response: {status}")
+        return codec.decode(inp.value_for(codec), reading)
+    if inp.raw is None:  # a parsed JSON value
+        return read_body(None, http, reading, bare=True, parsed=inp.json)
+    return read_body(inp.raw, http, reading, bare=True)
 
 
-def encode(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> Any:
-    """Write a Fault in a dialect: bytes, or for `grpc` a list of (key, value) trailer pairs.
+def encode(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS, keep_debug: bool | None = None) -> bytes:
+    """Write a Fault in a dialect, as bytes (the text form for `grpc`).
 
     `limits` bounds what goes into headers and trailers: `max_trailer_bytes` for
-    `grpc`, `max_header` for the Request-Id the `http+` forms copy.
+    `grpc`, `max_header` for the Request-Id that `http+stripe` copies. DebugInfo is
+    kept by the service-to-service dialects and dropped by the `http` forms, unless
+    `keep_debug` says otherwise.
 
     >>> encode(Fault.build(status=404, code="not_found"), "stripe")
     b'{"error":{"type":"invalid_request_error","code":"not_found","next_step":"give_up"}}'
     """
-    return _encode(get(dialect), fault, limits)
+    return _encode(get(dialect), fault, limits, keep_debug)
 
 
-def _encode(codec: Any, fault: Fault, limits: Limits) -> Any:
-    if codec.name == "grpc" or codec.name.startswith("http"):
-        return codec.encode(fault, limits=limits)
-    return codec.encode(fault)
+def _encode(codec: Dialect, fault: Fault, limits: Limits, keep_debug: bool | None = None) -> bytes:
+    if not codec.encodes:
+        writers = ", ".join(name for name in _registry.names() if get(name).encodes)
+        raise UnknownDialectError(f"{codec.name} is read, not written; errconv writes: {writers}")
+    keep = (codec.form != "http") if keep_debug is None else keep_debug
+    return codec.encode(fault, Writing(limits, keep_debug=keep, in_http=codec.form == "http"))
 
 
 def convert(
@@ -119,16 +219,17 @@ def convert(
     to: str,
     source: str | None = None,
     *,
+    status: int | None = None,
     strict: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     now: float | Callable[[], float] | None = None,
-) -> Any:
+) -> bytes:
     """Decode `data` (from `source`, or detected) and encode it as `to`.
 
     With `strict=True`, raises LossError instead of dropping what `to` cannot carry.
     """
     target = get(to)
-    fault = decode(data, source, limits=limits, now=now)
+    fault = decode(data, source, status=status, limits=limits, now=now)
     out = _encode(target, fault, limits)
     if strict:
         lost = _measured(fault, target, out)
@@ -137,7 +238,7 @@ def convert(
     return out
 
 
-def encode_with_losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, tuple[str, ...]]:
+def encode_with_losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tuple[bytes, tuple[str, ...]]:
     """`encode(fault, dialect)` and `losses(fault, dialect)` together, encoding once
     (the command line reports what each body lost as it converts)."""
     codec = get(dialect)
@@ -150,7 +251,9 @@ def losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tu
 
     Measured, not declared: the fault is written in the dialect and read back, and
     every field that did not come back equal is named. A lost detail is named by
-    its type (`details.DebugInfo`).
+    its type (`details.DebugInfo`). A field errconv inferred itself while decoding
+    (a gRPC code from the status: `fault.origin.inferred`) is not counted: it was
+    never in the input to lose.
 
     >>> losses(Fault.build(status=429, code="rate_limit", domain="example.com",
     ...                    next_step="wait", retry_after_seconds=30), "stripe")
@@ -160,15 +263,18 @@ def losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tu
     return _measured(fault, codec, _encode(codec, fault, limits))
 
 
-def _measured(fault: Fault, codec: Any, encoded: Any) -> tuple[str, ...]:
+_FIELDS = tuple(name for name in Fault.__struct_fields__ if name != "origin")
+
+
+def _measured(fault: Fault, codec: Dialect, encoded: bytes) -> tuple[str, ...]:
     """The fields of `fault` that did not come back from `encoded`, its encoding by `codec`."""
-    back = codec.decode(encoded, limits=_UNLIMITED)
+    inp = _Input(encoded, _UNLIMITED)
+    back = codec.decode(inp.value_for(codec), Reading(_UNLIMITED, dialect=codec.name))
+    inferred = fault.origin.inferred if fault.origin is not None else ()
     lost: list[str] = []
-    for name in Fault.__struct_fields__:
-        if name == "origin":
-            continue
+    for name in _FIELDS:
         mine, theirs = getattr(fault, name), getattr(back, name)
-        if mine == theirs:
+        if mine == theirs or name in inferred:
             continue
         if name == "details":
             left, missing = list(theirs), []
@@ -177,7 +283,7 @@ def _measured(fault: Fault, codec: Any, encoded: Any) -> tuple[str, ...]:
                     left.remove(d)
                 else:
                     missing.append(d)
-            lost.extend(f"details.{_detail_name(d)}" for d in missing)
+            lost.extend(f"details.{detail_name(d)}" for d in missing)
             if not missing:
                 lost.append("details")
         else:
@@ -185,12 +291,17 @@ def _measured(fault: Fault, codec: Any, encoded: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(lost))
 
 
-def _detail_name(detail: Any) -> str:
+def detail_name(detail: Any) -> str:
+    """A detail's type name, as losses() names a lost one."""
     if isinstance(detail, RawDetail):
         return detail.type_url.rsplit("/", 1)[-1]
     return TYPE_NAMES[type(detail)].rsplit(".", 1)[-1]
 
 
 def detect(data: Any, *, limits: Limits = DEFAULT_LIMITS) -> str:
-    """The name of the dialect `data` is written in (a whole HTTP response is `http`)."""
-    return _detect(data, limits=limits)
+    """The name of the dialect `data` is written in (a whole HTTP response is `http`).
+
+    >>> detect(b'{"error": {"code": 404, "message": "no", "status": "NOT_FOUND"}}')
+    'google'
+    """
+    return _detected(_Input(data, limits)).name

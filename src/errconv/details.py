@@ -12,7 +12,7 @@ Status carried more than one of them, so that nothing is dropped.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Annotated, Any, Union
 
 import msgspec
 
@@ -34,9 +34,30 @@ __all__ = [
     "ResourceInfo",
     "RetryInfo",
     "TYPE_NAMES",
+    "Wire",
 ]
 
 _OPTS: dict[str, Any] = {"frozen": True, "kw_only": True, "omit_defaults": True}
+
+
+class Wire:
+    """How a field is written on the wire where its Python type does not say it.
+
+    Each field's proto name is its Python name unless `name` says otherwise; its
+    proto3 JSON name is that name in lowerCamelCase, read in either spelling.
+    `errconv.dialects` builds every detail codec (proto3 JSON and protobuf, both
+    ways) from these Structs, so a field is written here once and nowhere else.
+    """
+
+    __slots__ = ("kind", "name")
+
+    def __init__(self, kind: str, name: str | None = None) -> None:
+        self.kind = kind
+        self.name = name
+
+
+# int64 is a JSON string in proto3 JSON (a number is read too).
+Int64 = Annotated[int, Wire("int64")]
 
 
 class LocalizedMessage(msgspec.Struct, tag="google.rpc.LocalizedMessage", tag_field="@type", **_OPTS):
@@ -64,8 +85,8 @@ class QuotaViolation(msgspec.Struct, **_OPTS):
     quota_metric: str = ""
     quota_id: str = ""
     quota_dimensions: dict[str, str] = {}
-    quota_value: int = 0
-    future_quota_value: int | None = None
+    quota_value: Int64 = 0
+    future_quota_value: Annotated[int | None, Wire("int64")] = None  # proto3 optional: 0 is not absent
 
 
 class QuotaFailure(msgspec.Struct, tag="google.rpc.QuotaFailure", tag_field="@type", **_OPTS):
@@ -120,7 +141,8 @@ class ErrorInfo(msgspec.Struct, tag="google.rpc.ErrorInfo", tag_field="@type", *
 class RetryInfo(msgspec.Struct, tag="google.rpc.RetryInfo", tag_field="@type", **_OPTS):
     """A second RetryInfo (the first one is the Fault's retry_after_seconds), in nanoseconds."""
 
-    retry_delay_nanos: int = 0
+    # google.protobuf.Duration `retry_delay`, held in nanoseconds.
+    retry_delay_nanos: Annotated[int, Wire("duration", "retry_delay")] = 0
 
 
 class FieldViolation(msgspec.Struct, **_OPTS):

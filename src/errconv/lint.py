@@ -1,7 +1,9 @@
 """The contract review of seed 004, over a catalog of error bodies in any dialect.
 
 Decoding is liberal: any real-world body reads into a Fault. `lint` says what the
-body should have said and did not. Each finding names a rule, a severity, the file,
+body should have said and did not. It reads nothing itself: every rule works from the
+decoder's result, the Fault and the trace of what was read where
+(`decode(..., trace=True)`, `Fault.origin.trace`). Each finding names a rule, a severity, the file,
 and a JSON Pointer (RFC 6901) to the offending member. For a whole HTTP response the
 pointer is into the response seen as `{"status", "headers", "body"}` (so
 `/headers/retry-after`, `/body/next_step`); for gRPC trailers into the trailers seen
@@ -15,8 +17,6 @@ the table below.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import glob
 import math
 import os
@@ -27,17 +27,12 @@ from typing import Any
 
 import msgspec
 
+from ._api import decode_for_lint, detect
 from ._errors import DecodeError, shorten
+from ._fault import MAX_ALTERNATIVES, REASON_MAX, REASON_RE, Fault
+from ._http import looks_like_http
+from ._limits import DEFAULT_LIMITS, Limits
 from .codes import Code, NextStep
-from .dialects import detect, get, json_dialect
-from .dialects._common import read_json
-from .dialects._details import item_from_any, item_to_json
-from .dialects.http_response import parse_response
-from .dialects.rpc_status import parse as parse_status
-from .dialects.trailers import from_text as trailers_from_text
-from .fault import MAX_ALTERNATIVES, REASON_MAX, REASON_RE, Fault
-from .limits import DEFAULT_LIMITS, Limits
-from .retry_after import parse_http_date, parse_retry_after
 
 __all__ = ["ERROR", "RULES", "WARNING", "Finding", "LintReport", "Rule", "expand_paths", "lint_body", "lint_paths"]
 
@@ -123,135 +118,73 @@ class LintReport:
 
 @dataclass
 class _Doc:
-    """One file as lint sees it: the decoded fault and the raw document behind it."""
+    """One file as lint sees it: the decoded fault, and what the decoder read where."""
 
     fault: Fault
-    kind: str  # what the body is: problem, google, stripe, status, vague, fault
-    body: Any  # the body as a JSON value (a Status as proto3 JSON)
-    at: str = ""  # the pointer of the body inside the whole document
-    headers: dict[str, str] | None = None  # an HTTP response's, lower-case names
-    http_status: int | None = None
-    trailers: dict[str, Any] | None = None  # gRPC trailers, the Status view under grpc-status-details-bin
+    kind: str  # what the body is: problem, google, stripe, status, trailers, vague, fault
+    at: str  # the pointer of the body inside the whole document
+    in_http: bool  # a whole HTTP response, whose status is the fault's
+    trailers: bool  # gRPC trailers
+    seen: tuple[tuple[str, str, Any], ...]
 
-    @property
-    def main(self) -> dict[str, Any] | None:
-        """The object that holds the error's members (Google and Stripe wrap it in `error`)."""
-        if self.kind in ("google", "stripe"):
-            inner = self.body.get("error") if isinstance(self.body, dict) else None
-            return inner if isinstance(inner, dict) else None
-        return self.body if isinstance(self.body, dict) else None
+    def all(self, what: str) -> list[tuple[str, Any]]:
+        return [(pointer, raw) for kind, pointer, raw in self.seen if kind == what]
 
-    @property
-    def main_at(self) -> str:
-        return self.at + "/error" if self.kind in ("google", "stripe") else self.at
+    def first(self, what: str) -> tuple[str, Any] | None:
+        return next(((pointer, raw) for kind, pointer, raw in self.seen if kind == what), None)
 
     @property
     def bare_stripe(self) -> bool:
         """A Stripe body without its response: its status and its delay travel in the
         HTTP response, so rules that need them cannot judge it."""
-        return self.kind == "stripe" and self.headers is None
+        return self.kind == "stripe" and not self.in_http
 
     @property
     def stated(self) -> bool:
-        if self.fault.origin is None:  # the model itself: what it holds was written by hand
-            return self.fault.next_step is not None
-        return self.fault.origin.stated
+        return self.fault.origin is not None and self.fault.origin.stated
 
     def details(self) -> tuple[list[Any], str] | None:
-        """A Status's details and their pointer, for bodies that have them."""
-        if self.kind == "google" and self.main is not None:
-            details = self.main.get("details", [])
-            return (details if isinstance(details, list) else []), self.main_at + "/details"
-        if self.kind == "status" and isinstance(self.body, dict):
-            return self.body.get("details", []), self.at + "/details"
-        return None
-
-
-_ERROR_MEMBERS = frozenset(
-    {"type", "title", "status", "detail", "instance", "code", "error", "message", "next_step", "class", "retryable"}
-)
-_KIND_OF_DIALECT = {"google": "google", "stripe": "stripe", "status-json": "status", "status": "status", "grpc": "status"}
-
-
-def _status_view(raw: bytes, limits: Limits) -> dict[str, Any]:
-    """A serialized google.rpc.Status as proto3 JSON, through errconv's own detail codec."""
-    status = parse_status(raw, limits)
-    return {
-        "code": status.code,
-        "message": status.message,
-        "details": [item_to_json(item_from_any(a, limits)) for a in status.details],
-    }
-
-
-def _json_kind(obj: Any) -> str:
-    return _KIND_OF_DIALECT.get(json_dialect(obj) or "problem", "problem")
+        """A Status's details (proto3 JSON) and their pointer, for the bodies that have them."""
+        found = self.first("details")
+        if found is None or self.kind not in ("google", "status"):
+            return None
+        pointer, raw = found
+        return (raw if isinstance(raw, list) else []), pointer
 
 
 def _read(data: bytes, dialect: str | None, limits: Limits, now: float | None, walking: bool) -> _Doc | None:
     """The document lint checks, or None when walking a directory and `data` is no error body."""
-    head = data.lstrip()
-    obj: Any = read_json(head, limits, "the file") if head[:1] in (b"{", b"[") else None
-    if isinstance(obj, dict) and isinstance(obj.get("status"), int) and isinstance(obj.get("grpc_code"), int):
-        try:  # errconv's own model, as in golden/<case>/fault.json
-            return _Doc(fault=Fault.from_json(head), kind="fault", body=obj)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            pass
-    error_shaped = _json_kind(obj) != "problem" or (isinstance(obj, dict) and bool(obj.keys() & _ERROR_MEMBERS))
-    if walking and dialect is None and obj is not None and not error_shaped:
-        return None  # some other JSON file in the catalog (a case.json, a config)
     if dialect is None:
         try:
             dialect = detect(data, limits=limits)
         except DecodeError:
-            if walking and head[:1] not in (b"{", b"[") and not head.startswith(b"HTTP/"):
-                return None  # a README.txt beside the bodies
+            if walking and _no_error_body(data, limits):
+                return None  # a case.json, a README.txt beside the bodies
             raise
-    fault = get(dialect).decode(data, limits=limits, now=now)
-
-    if dialect == "http" or dialect.startswith("http+"):
-        resp = parse_response(data, limits)
-        headers = {name: value for name, value in reversed(resp.headers)}  # the first of a repeated header wins
-        text = resp.body.decode("utf-8", "replace").strip()
-        body: Any = text
-        kind = "vague"
-        if text[:1] in ("{", "["):
-            try:
-                body = read_json(text, limits, "the body")
-            except DecodeError:
-                body = text
-            else:
-                ctype = headers.get("content-type", "").split(";")[0].strip().lower()
-                kind = "problem" if ctype == "application/problem+json" and isinstance(body, dict) else _json_kind(body)
-                if kind == "problem" and not isinstance(body, dict):
-                    kind = "vague"
-        body, at = _unwrap(kind, body, "/body")
-        return _Doc(fault=fault, kind=kind, body=body, at=at, headers=headers, http_status=resp.status)
-    if dialect == "grpc":
-        trailers: dict[str, Any] = {}
-        for key, value in trailers_from_text(data):
-            trailers.setdefault(key, value)
-        blob = trailers.get("grpc-status-details-bin")
-        view = None
-        if isinstance(blob, str):
-            try:
-                raw = base64.b64decode(blob + "=" * (-len(blob) % 4))
-            except (binascii.Error, ValueError):
-                raise DecodeError("grpc-status-details-bin is not base64") from None
-            view = trailers["grpc-status-details-bin"] = _status_view(raw, limits)
-        return _Doc(fault=fault, kind="status", body=view, at="/grpc-status-details-bin", trailers=trailers)
-    if dialect == "status":
-        return _Doc(fault=fault, kind="status", body=_status_view(data, limits))
-    kind = _KIND_OF_DIALECT.get(dialect, "problem")
-    body, at = _unwrap(kind, obj, "")
-    return _Doc(fault=fault, kind=kind, body=body, at=at)
+    fault = decode_for_lint(data, dialect, limits, now)
+    origin = fault.origin
+    seen = origin.trace if origin is not None else ()
+    body = next(((pointer, raw) for kind, pointer, raw in seen if kind == "body"), ("", "problem"))
+    return _Doc(
+        fault=fault,
+        kind=body[1],
+        at=body[0],
+        in_http=origin is not None and origin.dialect == "http",
+        trailers=origin is not None and origin.dialect == "grpc",
+        seen=seen,
+    )
 
 
-def _unwrap(kind: str, body: Any, at: str) -> tuple[Any, str]:
-    """A Google error from the list-wrapped form streaming endpoints send, and its pointer."""
-    if kind == "google" and isinstance(body, list):
-        index = next((i for i, x in enumerate(body) if isinstance(x, dict)), 0)
-        return body[index], f"{at}/{index}"
-    return body, at
+def _no_error_body(data: bytes, limits: Limits) -> bool:
+    """JSON that parses but that no dialect recognises, or text that is no response."""
+    head = data.lstrip()
+    if head[:1] in (b"{", b"["):
+        try:
+            msgspec.json.decode(head[: limits.max_bytes])
+        except msgspec.DecodeError:
+            return False  # broken JSON: unreadable
+        return True
+    return not looks_like_http(head)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -281,7 +214,11 @@ def _step_pointer(doc: _Doc) -> str:
     """Where the body states its next step, else the body itself."""
     if not doc.stated:
         return doc.at
-    return _find(doc.body, ("next_step", "class", "retryable"), doc.at) or doc.at
+    found = doc.first("next_step")
+    if found is not None:
+        return found[0]
+    details = doc.details()
+    return (_find(details[0], ("next_step",), details[1]) if details else None) or doc.at
 
 
 def _type_name(detail: Any) -> str:
@@ -290,6 +227,7 @@ def _type_name(detail: Any) -> str:
 
 
 _DURATION = re.compile(r"(-?)(\d{1,12})(?:\.(\d{1,9}))?s")
+_PUSHBACK = re.compile(r"\d{1,10}")
 
 
 @dataclass
@@ -301,17 +239,15 @@ class _Delay:
     raw: Any = None
 
 
-def _delays(doc: _Doc, now: float | None) -> list[_Delay]:
+def _delays(doc: _Doc) -> list[_Delay]:
     """Every delay the document states, where it states it."""
     out: list[_Delay] = []
-    main = doc.main if doc.kind in ("problem", "stripe", "fault") else None
-    if main is not None:
+    if doc.kind in ("problem", "stripe", "fault"):
         for name in ("retry_after_seconds", "retry_after"):
-            if name in main:
-                value = main[name]
+            for pointer, value in doc.all(f"delay:{name}"):
                 number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
                 whole = number and value >= 0 and float(value).is_integer()
-                out.append(_Delay(f"{doc.main_at}/{name}", name, math.ceil(value) if number else None, whole, value))
+                out.append(_Delay(pointer, name, math.ceil(value) if number else None, whole, value))
     found = doc.details()
     if found is not None:
         details, at = found
@@ -326,17 +262,12 @@ def _delays(doc: _Doc, now: float | None) -> list[_Delay]:
                 whole = not m.group(1) and nanos == 0
                 seconds = int(m.group(2)) + (1 if nanos else 0)
                 out.append(_Delay(f"{at}/{i}/retryDelay", "RetryInfo", -seconds if m.group(1) else seconds, whole, text))
-    if doc.headers is not None and "retry-after" in doc.headers:
-        value = doc.headers["retry-after"]
-        date = doc.headers.get("date")
-        server_now = parse_http_date(date) if date else None
-        after = parse_retry_after(value, now=server_now if server_now is not None else now)
-        out.append(_Delay("/headers/retry-after", "Retry-After", after, value.strip().isdigit(), value))
-    if doc.trailers is not None and "grpc-retry-pushback-ms" in doc.trailers:
-        value = doc.trailers["grpc-retry-pushback-ms"]
-        if re.fullmatch(r"\d{1,10}", value.strip()):
+    for pointer, (value, seconds) in doc.all("delay:Retry-After"):
+        out.append(_Delay(pointer, "Retry-After", seconds, value.strip().isdigit(), value))
+    for pointer, value in doc.all("delay:grpc-retry-pushback-ms"):
+        if _PUSHBACK.fullmatch(value.strip()):
             ms = int(value)
-            out.append(_Delay("/grpc-retry-pushback-ms", "grpc-retry-pushback-ms", math.ceil(ms / 1000), ms % 1000 == 0, value))
+            out.append(_Delay(pointer, "grpc-retry-pushback-ms", math.ceil(ms / 1000), ms % 1000 == 0, value))
     return out
 
 
@@ -352,27 +283,17 @@ _PROMISE = re.compile(
 
 def _texts(doc: _Doc) -> Iterator[tuple[str, str]]:
     """(pointer, text) of every human message in the document."""
-    main = doc.main
-    if doc.kind == "vague":
-        if isinstance(doc.body, str):
-            yield doc.at, doc.body
-        elif isinstance(doc.body, dict):
-            for key in ("error", "message", "detail"):
-                if isinstance(doc.body.get(key), str):
-                    yield f"{doc.at}/{key}", doc.body[key]
-        return
-    if main is not None:
-        for key in ("title", "detail", "message", "error"):
-            if isinstance(main.get(key), str):
-                yield f"{doc.main_at}/{key}", main[key]
+    texts = doc.all("text")
+    if not texts and doc.first("body") is None:
+        # A dialect that records no trace (a plugin's): its fault's prose, at the body.
+        texts = [(doc.at, text) for text in (doc.fault.title, doc.fault.detail) if text]
+    yield from texts
     found = doc.details()
     if found is not None:
         details, at = found
         for i, detail in enumerate(details):
             if _type_name(detail) == "google.rpc.LocalizedMessage" and isinstance(detail.get("message"), str):
                 yield f"{at}/{i}/message", detail["message"]
-    if doc.trailers is not None and "grpc-message" in doc.trailers and doc.body is None:
-        yield "/grpc-message", doc.fault.detail or ""
 
 
 # --------------------------------------------------------------------------- the rules
@@ -424,7 +345,7 @@ def _check_prose(doc: _Doc, now: float | None) -> Iterator[_Hit]:
 
 
 def _check_delays(doc: _Doc, now: float | None) -> Iterator[_Hit]:
-    delays = _delays(doc, now)
+    delays = _delays(doc)
     for d in delays:
         if d.source == "Retry-After" and d.seconds is not None and not d.whole:
             yield "retry-after-date", d.pointer, f"Retry-After {shorten(d.raw)} is an HTTP-date; send delay-seconds"
@@ -439,7 +360,7 @@ def _check_delays(doc: _Doc, now: float | None) -> Iterator[_Hit]:
                 f"{d.source} says {d.seconds} s but {readable[0].source} says {readable[0].seconds} s",
             )
             break
-    if doc.headers is not None and doc.kind in ("problem", "google", "status"):
+    if doc.in_http and doc.kind in ("problem", "google", "status"):
         in_header = any(d.source == "Retry-After" for d in delays)
         in_body = any(d.source != "Retry-After" for d in delays)
         if in_body and not in_header:
@@ -452,14 +373,19 @@ def _check_alternatives(doc: _Doc, now: float | None) -> Iterator[_Hit]:
     alternatives = doc.fault.alternatives
     if not alternatives:
         return
-    where = _find(doc.body, ("alternatives",), doc.at) or doc.at
+    found = doc.first("alternatives")
+    details = doc.details()
+    where = found[0] if found else (_find(details[0], ("alternatives",), details[1]) if details else None) or doc.at
+    truncation_said = doc.first("alternatives_truncated") is not None or (
+        details is not None and _find(details[0], ("alternativesTruncated", "alternatives_truncated")) is not None
+    )
     if len(alternatives) > MAX_ALTERNATIVES:
         yield (
             "too-many-alternatives",
             f"{where}/{MAX_ALTERNATIVES}",
             f"{len(alternatives)} alternatives: send the nearest {MAX_ALTERNATIVES} and alternatives_truncated",
         )
-    elif len(alternatives) == MAX_ALTERNATIVES and _find(doc.body, ("alternatives_truncated", "alternativesTruncated")) is None:
+    elif len(alternatives) == MAX_ALTERNATIVES and not truncation_said:
         yield (
             "alternatives-truncation-unstated",
             where,
@@ -468,22 +394,21 @@ def _check_alternatives(doc: _Doc, now: float | None) -> Iterator[_Hit]:
 
 
 def _check_status(doc: _Doc, now: float | None) -> Iterator[_Hit]:
-    main = doc.main
-    if doc.http_status is not None and main is not None:
-        key = {"problem": "status", "google": "code"}.get(doc.kind)
-        value = main.get(key) if key else None
-        if isinstance(value, int) and not isinstance(value, bool) and value != doc.http_status:
-            yield "status-mismatch", f"{doc.main_at}/{key}", f"the body says {value}, the response is {doc.http_status}"
-    if doc.trailers is not None and isinstance(doc.body, dict):
-        said = doc.trailers.get("grpc-status", "").strip()
-        if said.isdigit() and int(said) != doc.body.get("code", 0):
-            yield "status-mismatch", "/grpc-status", f"grpc-status {said} differs from the Status code {doc.body.get('code', 0)}"
+    said = doc.all("status")
+    if doc.in_http:
+        for pointer, value in said:
+            if isinstance(value, int) and not isinstance(value, bool) and value != doc.fault.status:
+                yield "status-mismatch", pointer, f"the body says {value}, the response is {doc.fault.status}"
+    elif doc.trailers and len(said) > 1:
+        (trailer_at, trailer), (_, inside) = said[0], said[-1]
+        if trailer != inside:
+            yield "status-mismatch", trailer_at, f"grpc-status {trailer} differs from the Status code {inside}"
 
 
 def _check_aip193(doc: _Doc, now: float | None) -> Iterator[_Hit]:
     found = doc.details()
     if found is None:
-        if doc.trailers is not None and doc.body is None:
+        if doc.kind == "trailers":
             yield "aip193-errorinfo-missing", doc.at, "no grpc-status-details-bin, so no ErrorInfo: give a reason and a domain"
         return
     details, at = found
@@ -510,13 +435,13 @@ def _check_aip193(doc: _Doc, now: float | None) -> Iterator[_Hit]:
 
 
 def _check_extensions(doc: _Doc, now: float | None) -> Iterator[_Hit]:
-    if doc.kind != "problem" or not isinstance(doc.body, dict):
+    if doc.kind != "problem":
         return
-    for name in doc.body:
+    for pointer, name in doc.all("member"):
         if name not in _RFC9457_MEMBERS and not _EXTENSION_NAME.fullmatch(name):
             yield (
                 "extension-member-name",
-                f"{doc.at}/{_escape(name)}",
+                pointer,
                 f"extension member {shorten(name)}: RFC 9457 asks for a letter, then letters, digits or _, 3 or more in all",
             )
 

@@ -35,8 +35,8 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from ._errors import FaultError
 from .codes import NextStep
-from .fault import Fault
-from .limits import MAX_RETRY_AFTER_SECONDS
+from ._fault import Fault
+from ._limits import MAX_RETRY_AFTER_SECONDS
 
 __all__ = [
     "Clock",

@@ -1,123 +1,230 @@
-"""The dialects errconv reads and writes, in one table.
+"""The dialects errconv reads and writes, in one registry.
 
-Each row names a dialect and the module that holds its codec. Adding a dialect
-means one module with `decode` and `encode`, one row here, and one golden file
-per case.
+Every dialect is one module implementing the `Dialect` protocol (`_base.py`), and one
+entry in `BUILT_IN` below; the registry is what `detect`, HTTP body selection,
+`encode(..., "http+<name>")`, `losses`, lint, the command line and the test suites
+iterate. `register_dialect(dialect)` adds one at run time; installed packages add
+theirs through the entry-point group `errconv.dialects` (an entry point names a
+Dialect subclass or instance), loaded the first time the registry is used.
+
+Ambiguous shapes are settled by one precedence list, `PRECEDENCE`: when two dialects
+recognise a body equally strongly (see `_base.CERTAIN` and the rest), the one earlier
+in it wins; dialects not in it (plugins) come after, in the order they registered.
+
+Naming rule: the dialect `name` lives in `errconv.dialects.<module>`, where `module`
+is the name with `-` and `+` as `_`; its golden files are `golden/<case>/<name>.<suffix>`
+(`+` as `-`), its tests `tests/dialects/test_<module>.py`.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import partial
+import importlib
+import threading
+from collections.abc import Iterator
+from importlib import metadata
 from typing import Any
 
-from .._errors import DecodeError, UnknownDialectError
-from ..fault import Fault
-from ..limits import DEFAULT_LIMITS, Limits
-from . import google_error, http_response, problem, rpc_status, status_json, stripe_error, trailers
-from ._common import read_json
+from .._errors import DecodeError, ErrconvError, UnknownDialectError
+from ._base import CERTAIN, LIKELY, STRONG, WEAK, Dialect, HttpInfo
+from ._common import Headers, Reading, Writing
 
-__all__ = ["DIALECTS", "Dialect", "detect", "get", "json_dialect"]
+__all__ = [
+    "CERTAIN",
+    "LIKELY",
+    "STRONG",
+    "WEAK",
+    "Dialect",
+    "Headers",
+    "HttpInfo",
+    "Reading",
+    "Writing",
+    "body_dialects",
+    "get",
+    "names",
+    "register_dialect",
+    "registered",
+    "reserved_names",
+    "unregister_dialect",
+]
+
+# The built-in dialects: module, class. This order is the order they are listed in.
+BUILT_IN = (
+    ("fault", "FaultDialect"),
+    ("problem", "Problem"),
+    ("google", "Google"),
+    ("status_json", "StatusJson"),
+    ("status", "Status"),
+    ("grpc", "Grpc"),
+    ("stripe", "Stripe"),
+    ("http", "Http"),
+)
+# Which of two equal claims wins (research/dialects.md, section 10): the narrower shape
+# before the wider one it resembles.
+PRECEDENCE = ("fault", "google", "stripe", "status-json", "problem", "status", "grpc", "http")
+ENTRY_POINTS = "errconv.dialects"
+
+_lock = threading.RLock()
+_dialects: dict[str, Dialect] = {}  # by name, in precedence order
+_http: dict[str, Dialect] = {}  # http+<name>, for every registered dialect with a media type that encodes
+_reserved: dict[str, str] | None = None
+_ranked: tuple[Dialect, ...] | None = None  # the registry in precedence order
+_loaded = False
 
 
-@dataclass(frozen=True)
-class Dialect:
-    """One row of the table: a name, its wire media type, and its codec."""
-
-    name: str
-    media_type: str
-    decode: Callable[..., Fault]
-    encode: Callable[[Fault], Any]
-    binary: bool = False
+def _ensure() -> dict[str, Dialect]:
+    if not _loaded:
+        _load()
+    return _dialects
 
 
-DIALECTS: dict[str, Dialect] = {
-    d.name: d
-    for d in (
-        Dialect("problem", problem.MEDIA_TYPE, problem.decode, problem.encode),
-        Dialect("google", google_error.MEDIA_TYPE, google_error.decode, google_error.encode),
-        Dialect("status-json", status_json.MEDIA_TYPE, status_json.decode, status_json.encode),
-        Dialect("status", rpc_status.MEDIA_TYPE, rpc_status.decode, rpc_status.encode, binary=True),
-        Dialect("grpc", trailers.MEDIA_TYPE, trailers.decode, trailers.encode),
-        Dialect("stripe", stripe_error.MEDIA_TYPE, stripe_error.decode, stripe_error.encode),
-        Dialect("http", http_response.MEDIA_TYPE, http_response.decode, partial(http_response.encode_with, "problem")),
-        Dialect("http+problem", http_response.MEDIA_TYPE, http_response.decode, partial(http_response.encode_with, "problem")),
-        Dialect("http+google", http_response.MEDIA_TYPE, http_response.decode, partial(http_response.encode_with, "google")),
-        Dialect("http+stripe", http_response.MEDIA_TYPE, http_response.decode, partial(http_response.encode_with, "stripe")),
-    )
-}
+def _load() -> None:
+    global _loaded
+    with _lock:
+        if _loaded:
+            return
+        for module, cls in BUILT_IN:
+            _add(getattr(importlib.import_module(f"{__name__}.{module}"), cls)())
+        _loaded = True  # before the plugins: a plugin may call register_dialect itself
+        for entry in metadata.entry_points(group=ENTRY_POINTS):
+            try:
+                found = entry.load()
+                register_dialect(found() if isinstance(found, type) else found)
+            except ErrconvError:
+                raise
+            except Exception as exc:  # a broken plugin must say so, not break errconv silently
+                raise ErrconvError(f"the dialect plugin {entry.name!r} ({entry.value}) failed to load: {exc}") from exc
+
+
+def _add(dialect: Dialect) -> None:
+    global _reserved, _ranked
+    _dialects[dialect.name] = dialect
+    if dialect.media_type is not None and dialect.encodes:
+        from .http import HttpBody
+
+        http = HttpBody(dialect)
+        _http[http.name] = http
+    _reserved = _ranked = None
+
+
+def register_dialect(dialect: Dialect | type[Dialect], *, replace: bool = False) -> Dialect:
+    """Add a dialect (an instance or a subclass of `Dialect`) to the registry.
+
+    It takes part in everything from then on: `detect`, `decode`, `encode`, `convert`,
+    `losses`, `http+<name>` when it has a media type, HTTP body selection, lint and the
+    command line. A name already taken raises `ErrconvError` unless `replace`.
+
+    >>> class Tiny(Dialect):
+    ...     name = "tiny-doc-example"
+    >>> register_dialect(Tiny).name
+    'tiny-doc-example'
+    >>> unregister_dialect("tiny-doc-example")
+    """
+    instance = dialect() if isinstance(dialect, type) else dialect
+    if not isinstance(instance, Dialect):
+        raise ErrconvError(f"a dialect is an errconv.Dialect, got {type(instance).__name__}")
+    name = instance.name
+    if not isinstance(name, str) or not name or name.startswith("http+") or any(c.isspace() for c in name):
+        raise ErrconvError(f"a dialect needs a name without spaces that does not start with http+, got {name!r}")
+    if instance.form not in ("json", "bytes", "pairs", "http"):
+        raise ErrconvError(f"dialect {name}: form must be json, bytes, pairs or http, got {instance.form!r}")
+    with _lock:
+        _ensure()
+        if name in _dialects and not replace:
+            raise ErrconvError(f"a dialect named {name!r} is registered already (replace=True to replace it)")
+        _add(instance)
+    return instance
+
+
+def unregister_dialect(name: str) -> None:
+    """Take a dialect (and its `http+` form) out of the registry."""
+    global _reserved, _ranked
+    with _lock:
+        _ensure()
+        _dialects.pop(name, None)
+        _http.pop(f"http+{name}", None)
+        _reserved = _ranked = None
+
+
+def registered() -> tuple[Dialect, ...]:
+    """Every registered dialect, in precedence order (without the `http+` forms)."""
+    return tuple(_ensure().values())
+
+
+def names() -> tuple[str, ...]:
+    """Every dialect name `encode` and `decode` take: the registered dialects, then the
+    `http+<name>` forms."""
+    return (*_ensure(), *_http)
+
+
+def ranked() -> tuple[Dialect, ...]:
+    """The registered dialects in precedence order."""
+    global _ranked
+    found = _ranked
+    if found is None:
+        order = {name: i for i, name in enumerate(PRECEDENCE)}
+        found = _ranked = tuple(sorted(_ensure().values(), key=lambda d: order.get(d.name, len(order))))
+    return found
+
+
+def body_dialects() -> tuple[Dialect, ...]:
+    """The dialects that can be the body of an HTTP response (they have a media type),
+    in precedence order."""
+    return tuple(d for d in ranked() if d.media_type is not None)
 
 
 def get(name: str) -> Dialect:
     """The dialect called `name`; UnknownDialectError with the closest names otherwise."""
-    try:
-        return DIALECTS[name]
-    except (KeyError, TypeError):
-        close = difflib.get_close_matches(str(name), DIALECTS, n=2)
-        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        raise UnknownDialectError(
-            f"unknown dialect {name!r}{hint}; one of: {', '.join(DIALECTS)}"
-        ) from None
+    dialects = _ensure()
+    found = dialects.get(name) if isinstance(name, str) else None
+    if found is None and isinstance(name, str):
+        found = _http.get(name)
+    if found is not None:
+        return found
+    known = names()
+    close = difflib.get_close_matches(str(name), known, n=2)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    raise UnknownDialectError(f"unknown dialect {name!r}{hint}; one of: {', '.join(known)}")
 
 
-# Spaces and tabs only: \s would cross newlines, and rescan a run of them from every line start.
-def json_dialect(obj: Any) -> str | None:
-    """The dialect of a parsed JSON body by its shape: google, stripe, status-json or problem.
-
-    None for JSON that is no error body (an array without an `error` object, a scalar).
-    """
-    if google_error.looks_like(obj):
-        return "google"
-    if stripe_error.looks_like(obj):
-        return "stripe"
-    if status_json.looks_like(obj):
-        return "status-json"
-    if isinstance(obj, dict):
-        return "problem"
-    return None
+def reserved_names() -> dict[str, str]:
+    """Every member name some registered dialect reserves, with the first dialect that does."""
+    global _reserved
+    found = _reserved
+    if found is None:
+        found = {}
+        for dialect in _ensure().values():
+            for member in sorted(dialect.reserved):
+                found.setdefault(member, dialect.name)
+        _reserved = found
+    return found
 
 
-_TRAILER_LINE = re.compile(rb"^[ \t]*grpc-status[ \t]*:", re.MULTILINE | re.IGNORECASE)
+def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] | tuple[Dialect, ...]) -> Dialect | None:
+    """The candidate that recognises `value` most strongly, the first among equals
+    (candidates come in precedence order); None when none does."""
+    best, score = None, 0.0
+    for dialect in candidates:
+        claim = dialect.recognise(value, http)
+        if claim > score:
+            best, score = dialect, claim
+    return best
 
 
-def detect(data: Any, *, limits: Limits = DEFAULT_LIMITS) -> str:
-    """The name of the dialect `data` is written in.
+def by_form(form: str) -> tuple[Dialect, ...]:
+    """The dialects that decode `form`, in precedence order."""
+    return tuple(d for d in ranked() if d.form == form)
 
-    A whole HTTP response is `http` whatever its body; a list of pairs is `grpc`.
 
-    >>> detect(b'{"error": {"code": 404, "message": "no", "status": "NOT_FOUND"}}')
-    'google'
-    """
-    if isinstance(data, (list, tuple)):
-        return "grpc"
-    if isinstance(data, str):
-        try:
-            data = data.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError:
-            raise DecodeError("the input text holds a lone surrogate; give bytes or valid Unicode text") from None
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise DecodeError(f"cannot read a {type(data).__name__}; give bytes, text or a list of trailer pairs")
-    data = bytes(data)
-    if len(data) > limits.max_bytes:
-        raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
-    head = data.lstrip()
-    if not head:
-        raise DecodeError("the input is empty; give an error body, an HTTP response or gRPC trailers")
-    if head.startswith(b"HTTP/"):
-        return "http"
-    if head[:1] in (b"{", b"["):
-        obj = read_json(head, limits, "the input")
-        name = json_dialect(obj)
-        if name is not None:
-            return name
-        raise DecodeError("a JSON array is not an error body (a list-wrapped google error holds an \"error\" object)")
-    if _TRAILER_LINE.search(head):
-        return "grpc"
-    if any(b < 0x09 or 0x0E <= b < 0x20 for b in data[:64]):
-        return "status"
-    raise DecodeError(
-        f"cannot tell the dialect of {data[:30]!r}; name it (one of: {', '.join(DIALECTS)})"
+def no_dialect(value: Any) -> DecodeError:
+    """The error for JSON that no dialect recognises: it names the top-level members."""
+    if isinstance(value, dict):
+        members = ", ".join(repr(k) for k in list(value)[:8]) + (", ..." if len(value) > 8 else "")
+        shape = f"an object with the members {members}" if value else "an empty object"
+    elif isinstance(value, list):
+        shape = "an array"
+    else:
+        shape = f"a JSON {type(value).__name__}"
+    return DecodeError(
+        f"no dialect recognises this JSON ({shape}); name the dialect, or give the HTTP status it came with (status=)"
     )

@@ -13,18 +13,13 @@ model that learned the shape on one API finds them on the next:
 violation's reason. `details` holds the google.rpc details that have no member of
 their own, in proto3 JSON.
 
-Decoding is liberal: a member of the wrong JSON type is ignored for meaning, as
-section 3.1 requires, and kept verbatim with the unknown members; seed 000's
+Decoding is liberal, as section 3.1 requires: a member of the wrong JSON type is
+ignored for meaning and kept verbatim with the unknown members (it is never allowed
+to overwrite a member on the way out: `errconv.losses()` names it); seed 000's
 vocabulary (`error`, `message`, `class`, `retryable`, `retry_after`) and the common
 validation shapes (`errors` with `pointer`, `invalid-params`, `violations`, a map of
-field to messages) are understood; an empty string is no value.
-
-Lossless for every fault `Fault.build()` makes (it refuses extension names errconv
-reads or writes). A decoded fault keeps a member of the wrong type verbatim; when
-that sits on a member errconv writes, the field goes out under an alias instead
-(`error`, `message`, `class`, `retryable`, `retry_after`, `invalid-params`), or for
-`status` is left to the status line or the gRPC code, so both come back. Where no
-alias is free, `errconv.losses()` reports the clash.
+field to messages) are understood; an empty string is no value. Lossless for every
+fault `Fault.build()` makes.
 """
 
 from __future__ import annotations
@@ -32,40 +27,27 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from msgspec import UNSET
-
 from .._errors import DecodeError, shorten
-from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, http_for_code, infer_next_step
-from ..details import LocalizedMessage, RetryInfo
-from ..fault import METADATA_RESERVED, Fault, Violation
-from ..limits import DEFAULT_LIMITS, Limits
-from ._common import (
-    STEP_ALIASES,
-    Hints,
-    capped_delay,
-    finish,
-    http_status_wins,
-    read_json,
-    seconds_from_nanos,
-    whole_seconds,
-    write_json,
-)
-from ._details import ProblemInfo, check_depth, item_from_json, item_to_json
+from .._fault import METADATA_RESERVED, Fault, Violation
+from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, http_for_code
+from ..details import DebugInfo, LocalizedMessage, RetryInfo
+from ._base import CERTAIN, LIKELY, WEAK, Dialect, HttpInfo
+from ._common import STEP_ALIASES, Reading, Writing, capped_delay, seconds_from_nanos, whole_seconds, write_json
 from ._pointer import pointer_of, pointer_to_field
-from ._typed import ErrorEntry, ProblemBody, read_problem, typed_items
+from ._schema import ProblemInfo, check_depth, item_from_json, item_to_json
+from ._status import check_details_count
 
-__all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "from_object", "to_object"]
-
-NAME = "problem"
-MEDIA_TYPE = "application/problem+json"
+__all__ = ["Problem"]
 
 _CODE_SHAPE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,62}")
 _STR_MEMBERS = ("type", "title", "detail", "instance", "code", "domain", "param", "blocked_by", "unblock_with")
-# Everything this module writes; an extension member of the same name cannot be written beside it.
+_RFC = ("type", "title", "status", "detail", "instance")
+# Everything this module writes, and the aliases it reads fields from.
 OWN_MEMBERS = frozenset(
     (*_STR_MEMBERS, "status", "grpc_code", "next_step", "retry_after_seconds", "errors", "alternatives",
      "alternatives_truncated", "metadata", "details")
 )  # fmt: skip
+ALIASES = frozenset(("error", "message", "class", "retryable", "retry_after", "invalid-params", "violations"))
 
 
 # --------------------------------------------------------------------------- violations
@@ -113,7 +95,7 @@ def _violation(entry: Any) -> Violation | None:
     )
 
 
-def _violations(value: Any, limits: Limits) -> tuple[Violation, ...] | None:
+def violations(value: Any, reading: Reading) -> tuple[Violation, ...] | None:
     """Violations from any of the common shapes, or None when `value` fits none of them."""
     out: list[Violation] = []
     if isinstance(value, dict):  # ASP.NET: {"field": ["message", ...]}
@@ -133,8 +115,9 @@ def _violations(value: Any, limits: Limits) -> tuple[Violation, ...] | None:
             return None  # objects of some other shape, e.g. Google's legacy errors[] (an explicit "field" is a violation)
     else:
         return None
-    if len(out) > limits.max_violations:
-        raise DecodeError(f"{len(out)} violations, over the limit of {limits.max_violations} (Limits.max_violations)")
+    limit = reading.limits.max_violations
+    if len(out) > limit:
+        raise DecodeError(f"{len(out)} violations, over the limit of {limit} (Limits.max_violations)")
     return tuple(out)
 
 
@@ -157,24 +140,28 @@ def _violation_to_json(v: Violation) -> dict[str, Any]:
 # --------------------------------------------------------------------------- decode
 
 
-def from_object(
-    obj: Any,
-    limits: Limits = DEFAULT_LIMITS,
-    *,
-    dialect: str = NAME,
-    hints: Hints | None = None,
-    http_status: int | None = None,
-) -> Fault:
-    """A Fault from a parsed problem details object."""
-    if not isinstance(obj, dict):
-        raise DecodeError(f"a problem details body is a JSON object, got {shorten(obj)}")
-    hints = hints or Hints()
-    fields: dict[str, Any] = {}
-    extensions: dict[str, Any] = {}
-    taken: set[str] = set()
+def _codes(status: int | None, grpc_name: str | None, reading: Reading) -> tuple[int, int]:
+    """The HTTP status and gRPC code of a body with a valid `status` and a known `grpc_code` name, or neither."""
+    status = reading.http_status_wins(status)
+    if grpc_name is not None:
+        grpc_code = CODE_BY_NAME[grpc_name]
+    elif status is not None:
+        grpc_code = code_for_http(status)
+        reading.inferred.append("grpc_code")
+    else:
+        grpc_code = int(Code.UNKNOWN)
+        reading.inferred.append("grpc_code")
+    if status is None:
+        status = http_for_code(grpc_code)
+        reading.notes.append(f"no status in the body; {status} assumed")
+        reading.inferred.append("status")
+    return status, grpc_code
 
-    def keep(name: str) -> None:
-        extensions[name] = obj[name]
+
+def from_object(obj: dict[str, Any], reading: Reading) -> Fault:
+    """A Fault from a parsed problem details object (also the vague `{"error": ...}` bodies)."""
+    fields: dict[str, Any] = {}
+    taken: set[str] = set()
 
     # An empty string says nothing (as in Fault.build, and proto3): it is read as no value.
     for name in _STR_MEMBERS:
@@ -183,6 +170,8 @@ def from_object(
             if value:
                 fields[name] = value
             taken.add(name)
+    if fields.get("type") == "about:blank":
+        del fields["type"]  # RFC 9457 4.2.1: what an absent type means, and nothing more
     for name in ("error", "message"):
         if obj.get(name) == "":
             taken.add(name)
@@ -211,7 +200,7 @@ def from_object(
         taken.add("grpc_code")
     else:
         grpc_name = None
-    fields["status"], fields["grpc_code"] = _codes(status, grpc_name, http_status, hints)
+    fields["status"], fields["grpc_code"] = _codes(status, grpc_name, reading)
 
     stated: NextStep | None = None
     for name in ("next_step", "class"):
@@ -235,14 +224,14 @@ def from_object(
 
     for name in ("errors", "invalid-params", "violations"):
         if name in obj and "violations" not in fields:
-            found = _violations(obj[name], limits)
+            found = violations(obj[name], reading)
             if found is not None:
                 fields["violations"] = found
                 taken.add(name)
 
     alternatives = obj.get("alternatives")
     if isinstance(alternatives, list):
-        check_depth(alternatives, limits.max_depth)
+        check_depth(alternatives, reading.limits.max_depth)
         fields["alternatives"] = tuple(alternatives)
         taken.add("alternatives")
     if isinstance(obj.get("alternatives_truncated"), bool):
@@ -262,123 +251,44 @@ def from_object(
     details = obj.get("details")
     # An entry without "@type" is an untyped detail, as in the google dialects (and as it is written).
     if isinstance(details, list) and all(isinstance(d, dict) and isinstance(d.get("@type", ""), str) for d in details):
-        if len(details) > limits.max_details:
-            raise DecodeError(f"{len(details)} details, over the limit of {limits.max_details} (Limits.max_details)")
-        fields["details"] = _own_details([item_from_json(d, limits) for d in details], fields)
+        if len(details) > reading.limits.max_details:
+            raise DecodeError(f"{len(details)} details, over the limit of {reading.limits.max_details} (Limits.max_details)")
+        fields["details"] = _own_details([item_from_json(d, reading.limits) for d in details], fields)
         taken.add("details")
 
+    if len(taken) < len(obj):
+        extensions = {name: value for name, value in obj.items() if name not in taken}
+        check_depth(extensions, reading.limits.max_depth)
+        fields["extensions"] = extensions
+    if reading.seen is not None:
+        _trace(obj, taken, reading)
+    return reading.finish(fields, stated)
+
+
+def _trace(obj: dict[str, Any], taken: set[str], reading: Reading) -> None:
+    reading.saw("body", "", "problem")
     for name in obj:
-        if name not in taken:
-            keep(name)
-    check_depth(extensions, limits.max_depth)
-    fields["extensions"] = extensions
-    return finish(fields, stated, hints, dialect)
+        reading.saw("member", f"/{_escape(name)}", name)
+    for name in ("next_step", "class", "retryable"):
+        if name in taken:
+            reading.saw("next_step", f"/{name}", obj[name])
+    for name in ("retry_after_seconds", "retry_after"):
+        if name in obj:
+            reading.saw(f"delay:{name}", f"/{name}", obj[name])
+    if isinstance(obj.get("status"), int):
+        reading.saw("status", "/status", obj["status"])
+    for name in ("alternatives", "alternatives_truncated"):
+        if name in obj:
+            reading.saw(name, f"/{name}", obj[name])
+    for name in ("title", "detail", "message", "error"):
+        if isinstance(obj.get(name), str):
+            reading.saw("text", f"/{name}", obj[name])
+    if isinstance(obj.get("details"), list):
+        reading.saw("details", "/details", obj["details"])
 
 
-def _codes(status: int | None, grpc_name: str | None, http_status: int | None, hints: Hints) -> tuple[int, int]:
-    """The HTTP status and gRPC code of a body with a valid `status` and a known `grpc_code` name, or neither."""
-    status = http_status_wins(status, http_status, hints)
-    if grpc_name is not None:
-        grpc_code = CODE_BY_NAME[grpc_name]
-    elif status is not None:
-        grpc_code = code_for_http(status)
-    else:
-        grpc_code = int(Code.UNKNOWN)
-    if status is None:
-        status = http_for_code(grpc_code)
-        hints.notes.append(f"no status in the body; {status} assumed")
-    return status, grpc_code
-
-
-def from_typed(
-    body: ProblemBody,
-    limits: Limits = DEFAULT_LIMITS,
-    *,
-    dialect: str = NAME,
-    hints: Hints | None = None,
-    http_status: int | None = None,
-) -> Fault | None:
-    """A Fault from a body `_typed.read_problem` read: what `from_object` gives for it,
-    without the lookups for aliases and other shapes, which such a body cannot hold.
-    None when a member is not what from_object would take (it keeps those verbatim)."""
-    status, grpc_name, step_name = body.status, body.grpc_code, body.next_step
-    stated: NextStep | None = None
-    if (
-        (status is not UNSET and not 100 <= status <= 599)  # type: ignore[operator]
-        or (grpc_name is not UNSET and grpc_name not in CODE_BY_NAME)
-        or (step_name is not UNSET and (stated := STEP_ALIASES.get(step_name)) is None)  # type: ignore[arg-type]
-        or (body.metadata and not body.metadata.keys().isdisjoint(METADATA_RESERVED))
-    ):
-        return None
-    violations: tuple[Violation, ...] | None = None
-    if body.errors is not UNSET:
-        violations = _typed_violations(body.errors, limits)
-        if violations is None:
-            return None
-    details = body.details
-    items = None
-    if details is not UNSET:
-        if len(details) > limits.max_details:
-            return None  # from_object says so
-        items = typed_items(details, limits)
-        if items is None:
-            return None
-
-    hints = hints or Hints()
-    fields: dict[str, Any] = {
-        name: value for name in _STR_MEMBERS if (value := getattr(body, name))  # not UNSET, not ""
-    }
-    fields["status"], fields["grpc_code"] = _codes(
-        None if status is UNSET else status,  # type: ignore[arg-type]
-        None if grpc_name is UNSET else grpc_name,  # type: ignore[arg-type]
-        http_status,
-        hints,
-    )
-    if body.retry_after_seconds is not UNSET:
-        fields["retry_after_seconds"] = whole_seconds(body.retry_after_seconds)
-    if violations is not None:
-        fields["violations"] = violations
-    if body.alternatives is not UNSET:
-        check_depth(body.alternatives, limits.max_depth)
-        fields["alternatives"] = tuple(body.alternatives)
-    if body.alternatives_truncated is not UNSET:
-        fields["alternatives_truncated"] = body.alternatives_truncated
-    if body.metadata is not UNSET:
-        fields["metadata"] = body.metadata
-    if items is not None:
-        fields["details"] = _own_details(items, fields)
-    fields["extensions"] = {}
-    return finish(fields, stated, hints, dialect)
-
-
-def _typed_violations(entries: list[ErrorEntry], limits: Limits) -> tuple[Violation, ...] | None:
-    """`errors` entries as `_violations` reads them; None where it would not take them."""
-    if len(entries) > limits.max_violations:
-        return None  # from_object names the limit
-    out = []
-    named = False  # an entry with a field or a description, or an explicit `field`
-    for e in entries:
-        field, pointer = e.field, e.pointer
-        if field is UNSET and pointer is UNSET and e.detail is UNSET:
-            return None  # an object of some other kind, not a violation
-        if field is not UNSET:
-            named = True
-        elif pointer is UNSET:
-            field = ""
-        else:
-            field = pointer_to_field(pointer) if pointer.startswith(("#", "/")) else pointer  # type: ignore[union-attr]
-        description = e.detail or ""  # UNSET is falsy, as "" is
-        named = named or bool(field or description)
-        lm = e.localized_message
-        out.append(
-            Violation(
-                field=field,  # type: ignore[arg-type]
-                description=description,  # type: ignore[arg-type]
-                reason=e.code or None,  # type: ignore[arg-type]
-                localized_message=None if lm is UNSET else LocalizedMessage(locale=lm.locale, message=lm.message),  # type: ignore[union-attr]
-            )
-        )
-    return tuple(out) if named or not out else None
+def _escape(segment: str) -> str:
+    return segment.replace("~", "~0").replace("/", "~1")
 
 
 def _own_details(items: list[Any], fields: dict[str, Any]) -> tuple[Any, ...]:
@@ -395,114 +305,17 @@ def _own_details(items: list[Any], fields: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(kept)
 
 
-def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = None) -> Fault:
-    """A Fault from RFC 9457 JSON (or seed 000's vocabulary)."""
-    body = read_problem(data, limits)  # errconv's own members, decoded typed; None for any other body
-    fault = None if body is None else from_typed(body, limits)
-    return fault or from_object(read_json(data, limits, "the problem body"), limits)
-
-
 # --------------------------------------------------------------------------- encode
 
 
-# errconv's member for a field, and the aliases the decoder also reads it from, in the
-# order it reads them.
-_ALIASES = {
-    "code": ("error",),
-    "detail": ("message", "error"),
-    "next_step": ("class", "retryable"),
-    "retry_after_seconds": ("retry_after",),
-    "errors": ("invalid-params", "violations"),
-}
-_ALIASED = frozenset((*_ALIASES, *(a for names in _ALIASES.values() for a in names)))
-
-
-def _inferred(fault: Fault) -> NextStep:
-    """The next step the decoder infers for this fault's body when it states none."""
-    param = fault.param or next((v.field for v in fault.violations if v.field), None)
-    wait = "a delay in the body" if fault.retry_after_seconds is not None else None
-    return infer_next_step(fault.grpc_code, fault.status, param=param, wait_hint=wait)[0]
-
-
-def _make_room(out: dict[str, Any], fault: Fault, extensions: dict[str, Any]) -> None:
-    """Keep every extension writable beside errconv's members.
-
-    A decoded fault keeps a member of the wrong JSON type verbatim, as an extension
-    (`"code": 404` beside `"error": "not_found"`). When it sits on errconv's own member,
-    the field goes out under an alias the decoder reads instead, so both come back.
-    """
-    used: set[str] = set()
-    for member, aliases in _ALIASES.items():
-        if member not in out or member not in extensions:
-            continue
-        for alias in aliases:
-            if alias in extensions or alias in out or alias in used:
-                continue
-            value = out[member]
-            if alias == "error":
-                # `error` is read as the code when code-shaped, else as the detail when there is no code.
-                shaped = bool(_CODE_SHAPE.fullmatch(value))
-                if shaped != (member == "code") or (member == "detail" and "code" in out):
-                    continue
-            elif alias == "retryable":
-                # true is a wait; false a fix_request when a param is named, else a give_up.
-                if value == NextStep.WAIT:
-                    value = True
-                elif (value == NextStep.FIX_REQUEST) == ("param" in out):
-                    value = False
-                else:
-                    continue
-            del out[member]
-            out[alias] = value
-            used.add(alias)
-            break
-        else:
-            if member == "next_step" and _inferred(fault) == fault.next_step:
-                del out[member]  # read back as it was: inferred
-    if not fault.violations:
-        # No violations: say so under the first free name, or the decoder would read a later one as violations.
-        names = _ALIASES["errors"]
-        for i, name in enumerate(("errors", *names)):
-            if name not in extensions:
-                if extensions.keys() & set(names[i:]):
-                    out[name] = []
-                break
-
-
-def _status_members(fault: Fault, ext: dict[str, Any], status_line: bool) -> tuple[bool, bool]:
-    """Whether to write `status` and `grpc_code`.
-
-    Normally `status` always, and `grpc_code` when it is not the default for the status.
-    A decoded fault may keep a `status` or `grpc_code` member of the wrong type or value
-    verbatim, as an extension; then the status is left out when it can be had without
-    it: from the status line, or (with no status in the body) as the gRPC code's default.
-    """
-    need_code = fault.grpc_code != code_for_http(fault.status)
-    if not ext:  # the usual case, and no clash to weigh
-        return True, need_code
-    if status_line:
-        return "status" not in ext, need_code
-    if "status" not in ext and not (need_code and "grpc_code" in ext):
-        return True, need_code
-    if fault.status == http_for_code(fault.grpc_code) and (fault.grpc_code == Code.UNKNOWN or "grpc_code" not in ext):
-        return False, "grpc_code" not in ext  # read back: the named code, else UNKNOWN; the status its default
-    return True, need_code  # a clash either way: the extension is lost, and losses() names it
-
-
-def to_object(fault: Fault, *, keep_debug: bool = True, status_line: bool = False) -> dict[str, Any]:
-    """The problem details object for a fault, members in errconv's fixed order.
-
-    `status_line`: the body goes out in an HTTP response, whose status line carries the status.
-    """
+def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
+    """The problem details object for a fault, members in errconv's fixed order."""
     out: dict[str, Any] = {}
-    ext = fault.extensions
-    write_status, write_grpc_code = _status_members(fault, ext, status_line)
     if fault.type is not None:
         out["type"] = fault.type
     if fault.title is not None:
         out["title"] = fault.title
-    if write_status:
-        out["status"] = fault.status
+    out["status"] = fault.status
     if fault.detail is not None:
         out["detail"] = fault.detail
     if fault.instance is not None:
@@ -511,7 +324,7 @@ def to_object(fault: Fault, *, keep_debug: bool = True, status_line: bool = Fals
         out["code"] = fault.code
     if fault.domain is not None:
         out["domain"] = fault.domain
-    if write_grpc_code:
+    if fault.grpc_code != code_for_http(fault.status):
         out["grpc_code"] = fault.grpc_code_name
     if fault.next_step is not None:
         out["next_step"] = str(fault.next_step)
@@ -523,7 +336,7 @@ def to_object(fault: Fault, *, keep_debug: bool = True, status_line: bool = Fals
         out["errors"] = [_violation_to_json(v) for v in fault.violations]
     if fault.alternatives:
         out["alternatives"] = list(fault.alternatives)
-    if fault.alternatives_truncated or (len(fault.alternatives) >= 3 and "alternatives_truncated" not in ext):
+    if fault.alternatives_truncated or len(fault.alternatives) >= 3:
         # A full list of three says whether it was cut, so a caller never has to guess.
         out["alternatives_truncated"] = fault.alternatives_truncated
     if fault.blocked_by is not None:
@@ -533,18 +346,49 @@ def to_object(fault: Fault, *, keep_debug: bool = True, status_line: bool = Fals
     if fault.metadata:
         out["metadata"] = fault.metadata
     if fault.details:
-        details = [item_to_json(d) for d in fault.details if keep_debug or d.__struct_config__.tag != "google.rpc.DebugInfo"]
+        details = [item_to_json(d) for d in fault.details if keep_debug or type(d) is not DebugInfo]
         if details:
             out["details"] = details
-    if ext:
-        if not ext.keys().isdisjoint(_ALIASED):
-            _make_room(out, fault, ext)
-        for name, value in ext.items():
-            if name not in out:
+    if fault.extensions:
+        for name, value in fault.extensions.items():
+            # A member of the wrong type kept verbatim never overwrites one of ours, nor
+            # goes out under a name this dialect reads as something else.
+            if name not in _RESERVED:
                 out[name] = value
     return out
 
 
-def encode(fault: Fault) -> bytes:
-    """Compact RFC 9457 JSON."""
-    return write_json(to_object(fault))
+_RESERVED = OWN_MEMBERS | ALIASES
+
+
+class Problem(Dialect):
+    """RFC 9457 problem details."""
+
+    lossless = True
+    name = "problem"
+    media_type = "application/problem+json"
+    reserved = _RESERVED
+
+    def recognise(self, value: Any, http: HttpInfo | None) -> float:
+        if type(value) is not dict:
+            return 0.0
+        if http is not None and http.media_type == self.media_type:
+            return CERTAIN
+        rfc = sum(
+            1
+            for name in _RFC
+            if name in value and (isinstance(value[name], int) if name == "status" else isinstance(value[name], str))
+        )
+        if rfc >= 2:
+            return LIKELY
+        if rfc or not value.keys().isdisjoint(OWN_MEMBERS) or not value.keys().isdisjoint(ALIASES):
+            return WEAK
+        return 0.0
+
+    def decode(self, value: Any, reading: Reading) -> Fault:
+        if type(value) is not dict:
+            raise DecodeError(f"a problem details body is a JSON object, got {shorten(value)}")
+        return from_object(value, reading)
+
+    def encode(self, fault: Fault, writing: Writing) -> bytes:
+        return write_json(to_object(fault, keep_debug=writing.keep_debug))

@@ -9,82 +9,71 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import DecodeError, shorten
-from ..fault import Fault
-from ..limits import DEFAULT_LIMITS, Limits
-from ._common import (
-    OWN_DETAILS,
-    Hints,
-    details_over,
-    fields_from_status,
-    finish,
-    http_status_wins,
-    read_json,
-    status_items_json,
-    valid_code,
-    write_json,
-)
-from ._details import item_from_json
-from ._typed import read_status_json
+from .._fault import Fault
+from ._base import LIKELY, STRONG, Dialect, HttpInfo
+from ._common import Reading, Writing, valid_code, write_json
+from ._schema import check_depth, item_from_json
+from ._status import check_details_count, fields_from_status, status_items_json
 
-__all__ = ["MEDIA_TYPE", "NAME", "decode", "encode", "looks_like"]
+__all__ = ["StatusJson"]
 
-NAME = "status-json"
-MEDIA_TYPE = "application/json"
+_KNOWN = ("code", "message", "details")
 
 
-def looks_like(obj: Any) -> bool:
-    """A JSON object with an integer gRPC `code` and no `error` wrapper."""
-    return (
-        isinstance(obj, dict)
-        and "error" not in obj
-        and isinstance(obj.get("code"), int)
-        and not isinstance(obj.get("code"), bool)
-        and 0 <= obj["code"] <= 16
-        and ("message" in obj or "details" in obj)
-        and not ("title" in obj or "type" in obj or "detail" in obj)
-    )
+class StatusJson(Dialect):
+    """google.rpc.Status in proto3 JSON."""
 
+    lossless = True
+    name = "status-json"
+    media_type = "application/json"
+    reserved = frozenset(_KNOWN)
 
-def from_object(
-    obj: Any,
-    limits: Limits = DEFAULT_LIMITS,
-    *,
-    dialect: str = NAME,
-    hints: Hints | None = None,
-    http_status: int | None = None,
-) -> Fault:
-    if not isinstance(obj, dict):
-        raise DecodeError(f"status-json must be a JSON object, got {shorten(obj)}")
-    message = obj.get("message", "")
-    details = obj.get("details", [])
-    if not isinstance(message, str):
-        message = ""
-    if not isinstance(details, list):
-        raise DecodeError(f"\"details\" must be an array, got {shorten(details)}")
-    if len(details) > limits.max_details + OWN_DETAILS:
-        raise DecodeError(details_over(len(details), limits))
-    items = [item_from_json(d, limits) for d in details]
-    fields, stated, wait = fields_from_status(valid_code(obj.get("code")), message, items)
-    hints = hints or Hints()
-    fields["status"] = http_status_wins(fields["status"], http_status, hints)
-    return finish(fields, stated, hints, dialect, wait)
+    def recognise(self, value: Any, http: HttpInfo | None) -> float:
+        """An integer gRPC `code` with a `message` or `details`, and no `error` wrapper
+        and none of problem's members."""
+        if type(value) is not dict or "error" in value:
+            return 0.0
+        code = value.get("code")
+        if type(code) is not int or not 0 <= code <= 16 or not ("message" in value or "details" in value):
+            return 0.0
+        if "title" in value or "type" in value or "detail" in value:
+            return 0.0
+        details = value.get("details")
+        if type(details) is list and details and all(type(d) is dict and "@type" in d for d in details):
+            return STRONG
+        return LIKELY
 
-
-def decode(data: bytes | str, *, limits: Limits = DEFAULT_LIMITS, now: object = None) -> Fault:
-    """A Fault from proto3 JSON of a google.rpc.Status."""
-    typed = read_status_json(data, limits)  # the usual shape, decoded typed; None for any other
-    if typed is not None:
-        code, message, items = typed
+    def decode(self, value: Any, reading: Reading) -> Fault:
+        if type(value) is not dict:
+            raise DecodeError(f"status-json must be a JSON object, got {shorten(value)}")
+        message, details = value.get("message", ""), value.get("details")
+        unknown: dict[str, Any] = {k: v for k, v in value.items() if k not in _KNOWN}
+        if type(message) is not str:
+            unknown["message"] = message
+            message = ""
+        if details is None:
+            details = ()
+        elif type(details) is not list:
+            unknown["details"] = details
+            details = ()
+        check_details_count(len(details), reading.limits)
+        items = [item_from_json(d, reading.limits) for d in details]
+        code = value.get("code")
+        if code is not None and valid_code(code) != code:
+            unknown["code"] = code
         fields, stated, wait = fields_from_status(valid_code(code), message, items)
-        return finish(fields, stated, Hints(), NAME, wait)
-    return from_object(read_json(data, limits, "the status-json body"), limits)
+        fields["status"] = reading.http_status_wins(fields["status"])
+        if unknown:
+            check_depth(unknown, reading.limits.max_depth)
+            fields["extensions"] = {**unknown, **fields["extensions"]}
+        if reading.seen is not None:
+            reading.saw("body", "", "status")
+            if message:
+                reading.saw("text", "/message", message)
+            reading.saw("details", "/details", list(details))
+        return reading.finish(fields, stated, wait)
 
-
-def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
-    message, details = status_items_json(fault, keep_debug=keep_debug)
-    return {"code": fault.grpc_code, "message": message, "details": details}
-
-
-def encode(fault: Fault) -> bytes:
-    """Compact proto3 JSON, members in field order, `details` always present."""
-    return write_json(to_object(fault))
+    def encode(self, fault: Fault, writing: Writing) -> bytes:
+        """Compact proto3 JSON, members in field order, `details` always present."""
+        message, details = status_items_json(fault, keep_debug=writing.keep_debug)
+        return write_json({"code": fault.grpc_code, "message": message, "details": details})

@@ -28,10 +28,10 @@ from typing import Any
 
 from ._api import decode, encode
 from .codes import NextStep, reason_phrase
-from .dialects.http_response import parse_response
-from .fault import Fault
+from ._http import parse_response
+from ._fault import Fault
 from .retry import Decision, RetryPolicy, VirtualClock
-from .retry_after import parse_retry_after
+from ._retry_after import parse_retry_after
 
 __all__ = [
     "FAILURES",
@@ -270,7 +270,7 @@ def run_loop(response: bytes, policy: Policy, clock: VirtualClock, *, clears_at:
     start = clock.now()
     # The service answers the same bytes every time, so they are read once.
     parsed = parse_response(response)
-    reply = Reply(parsed.status, dict(reversed(parsed.headers)), decode(response, "http"))
+    reply = Reply(parsed.status, dict(reversed(parsed.headers.items)), decode(response, "http"))
     fault = reply.fault
     calls = 0
     while True:

@@ -23,7 +23,7 @@ from ._errors import ContractError, shorten
 from .codes import Code, NextStep, code_for_http, http_for_code, infer_next_step
 from .details import TYPE_NAMES, Detail, LocalizedMessage, RawDetail, RetryInfo
 
-__all__ = ["Fault", "Origin", "Violation", "MAX_ALTERNATIVES", "REASON_RE", "METADATA_RESERVED", "EXTENSION_RESERVED"]
+__all__ = ["Fault", "Origin", "Violation", "MAX_ALTERNATIVES", "REASON_RE", "METADATA_RESERVED"]
 
 MAX_ALTERNATIVES = 3
 # AIP-193: ErrorInfo.reason is UPPER_SNAKE_CASE, at most 63 characters.
@@ -31,17 +31,6 @@ REASON_RE = re.compile(r"[A-Z][A-Z0-9_]+[A-Z0-9]")
 REASON_MAX = 63
 # Keys errconv writes into ErrorInfo.metadata for the scalar agent fields.
 METADATA_RESERVED = ("next_step", "param", "blocked_by", "unblock_with")
-# Member names that mean something in a flat body (problem, stripe): the members errconv
-# writes there, and the vocabulary its problem decoder reads (seed 000, RFC 7807's
-# invalid-params, the common validation shapes). An extension of one of these names
-# would not come back as an extension, so the builder refuses it.
-EXTENSION_RESERVED = frozenset(
-    ("type", "title", "status", "detail", "instance", "code", "domain", "grpc_code", "next_step",
-     "retry_after_seconds", "param", "errors", "alternatives", "alternatives_truncated", "blocked_by",
-     "unblock_with", "metadata", "details",  # problem
-     "message", "doc_url",  # stripe
-     "error", "class", "retryable", "retry_after", "invalid-params", "violations")  # read as aliases
-)  # fmt: skip
 # JSON numbers every dialect carries exactly: a Status holds them as doubles (I-JSON, RFC 7493).
 _JSON_INT_MAX = 2**53
 _JSON_DEPTH_MAX = 32  # Limits.max_depth: errconv reads no deeper
@@ -59,14 +48,24 @@ class Violation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 class Origin(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """How a decoded Fault came to be; not part of Fault equality.
 
-    `next_step` says whether the step was stated in the body or inferred, and from
-    what; `notes` records disagreements the decoder resolved (a body status that is
-    not the HTTP status, a grpc-status that is not the Status inside, ...).
+    - `dialect`: what the input was read as (`http` for a whole response);
+    - `body`: inside HTTP, the dialect the body was read as, or `unrecognised` for a
+      body no dialect recognised (the fault then comes from the status and headers);
+    - `next_step`: `stated` in the body, or `inferred from ...` and from what;
+    - `notes`: disagreements the decoder resolved (a body status that is not the HTTP
+      status, a grpc-status that is not the Status inside, ...);
+    - `inferred`: the fields errconv derived rather than read (a gRPC code from the
+      status, a next step from the ladder); `losses()` does not count them;
+    - `trace`: with `decode(..., trace=True)`, what the decoder read and where, as
+      `(what, JSON Pointer into the input, raw value)`; lint works from it.
     """
 
     dialect: str | None = None
     next_step: str = "stated"
     notes: tuple[str, ...] = ()
+    body: str | None = None
+    inferred: tuple[str, ...] = ()
+    trace: tuple[tuple[str, str, Any], ...] = ()
 
     @property
     def stated(self) -> bool:
@@ -212,6 +211,8 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
                 raise ContractError(f"retry_after_seconds must not be negative, got {retry_after_seconds}")
 
         fields = {k: (None if v == "" else v) for k, v in fields.items()}
+        if fields.get("type") == "about:blank":
+            fields["type"] = None  # RFC 9457 4.2.1: the type an error without one has; nothing to carry
         viol = tuple(v if isinstance(v, Violation) else Violation(**v) for v in violations)
         # BadRequest.FieldViolation.reason has no presence: "" and no reason are one value.
         viol = tuple(msgspec.structs.replace(v, reason=None) if v.reason == "" else v for v in viol)
@@ -253,13 +254,18 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
             if key in METADATA_RESERVED:
                 raise ContractError(f"metadata key {key!r} is reserved for the field of that name; set the field instead")
         ext = dict(extensions or {})
-        for key in ext:
-            if not isinstance(key, str):
-                raise ContractError(f"extension member names are strings, got {shorten(key)}")
-            if key in EXTENSION_RESERVED:
-                raise ContractError(
-                    f"extension member {key!r} is a name errconv reads or writes itself; set the field of that meaning or pick another name"
-                )
+        if ext:
+            from .dialects import reserved_names  # the registry knows every dialect's member names
+
+            reserved = reserved_names()
+            for key in ext:
+                if not isinstance(key, str):
+                    raise ContractError(f"extension member names are strings, got {shorten(key)}")
+                if key in reserved:
+                    raise ContractError(
+                        f"extension member {key!r} is a member name of the {reserved[key]} dialect, where it would not come "
+                        "back as an extension; set the field of that meaning or pick another name"
+                    )
         _check_json(ext, "extensions", 0)
         _check_json(alts, "alternatives", 0)
         dets = tuple(details)

@@ -1,18 +1,19 @@
-"""`grpc`: gRPC trailers, as grpcio takes them.
+"""gRPC as a seam: `from_grpc(code, details, trailing_metadata)` and `to_grpc(fault)`.
 
-    grpc-status: 8
-    grpc-message: Quota%20exceeded      (percent-encoded per gRPC's PROTOCOL-HTTP2.md)
+What grpcio really hands over and takes: a `grpc.StatusCode` (or the int), the
+message as text (grpcio percent-encodes grpc-message itself), and trailing metadata
+as (key, value) pairs, `-bin` values as raw bytes:
+
     grpc-status-details-bin: <google.rpc.Status>
     grpc-retry-pushback-ms: 30000        (the delay for a wait, -1 otherwise; gRFC A6)
 
-The Python form is a list of (key, value) pairs: raw bytes for `-bin` keys, str
-otherwise. The text form has one `key: value` line each, `-bin` values in unpadded
-base64. Decoding takes either, and raw, padded or unpadded base64 values. When
-grpc-status and the Status inside disagree, grpc-status wins and the mismatch is
-recorded in `Fault.origin.notes`. Lossless for every Fault whose trailers fit
-`Limits.max_trailer_bytes` (gRPC's default limit on received metadata is 8 KiB);
-for a larger one the encoder drops what does not fit, in a fixed order (see
-`encode`), and `errconv.losses` names it.
+gRPC's built-in retry reads only the pushback, never RetryInfo, so a wait says its
+delay in both. The trailers stay within `Limits.max_trailer_bytes` (see
+`trailers_for`). Decoding never imports grpcio; `to_grpc` gives a `grpc.StatusCode`
+when grpcio is installed, importing it then and only then.
+
+Also here: grpc-message's percent-encoding (gRPC's PROTOCOL-HTTP2.md), and the text
+form of trailers (`key: value` lines, `-bin` values in unpadded base64).
 """
 
 from __future__ import annotations
@@ -27,28 +28,29 @@ from typing import Any
 import msgspec
 from google.rpc import status_pb2
 
-from .._errors import DecodeError, shorten
-from ..codes import NextStep
-from ..details import BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
-from ..fault import METADATA_RESERVED, Fault
-from ..limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
-from ._common import Hints, status_items, valid_code
-from ._details import ProblemInfo, pack_item, type_name
-from .rpc_status import from_message, parse, status_message
+from ._errors import DecodeError, shorten
+from ._fault import METADATA_RESERVED, Fault
+from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
+from .codes import NextStep
+from .details import BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
+from .dialects._common import Reading
+from .dialects._schema import ProblemInfo, pack_item, type_name
+from .dialects._status import status_items
+from .dialects.status import from_message, parse, status_message
 
 __all__ = [
-    "MEDIA_TYPE",
-    "NAME",
-    "decode",
-    "encode",
+    "DETAILS_KEY",
+    "GrpcStatus",
+    "PUSHBACK_KEY",
+    "from_grpc",
     "from_text",
     "percent_decode",
     "percent_encode",
+    "to_grpc",
     "to_text",
+    "trailers_for",
 ]
 
-NAME = "grpc"
-MEDIA_TYPE = "text/plain"
 DETAILS_KEY = "grpc-status-details-bin"
 PUSHBACK_KEY = "grpc-retry-pushback-ms"
 Pairs = list[tuple[str, str | bytes]]
@@ -108,21 +110,73 @@ def _b64(value: str | bytes) -> bytes:
     return b"".join(out)  # joined once: += in the loop is quadratic in the number of parts
 
 
-def encode(fault: Fault, *, limits: Limits = DEFAULT_LIMITS) -> Pairs:
-    """Trailers for a fault, in the form grpcio's abort and set_trailing_metadata take.
+# --------------------------------------------------------------------------- Fault -> trailers
 
-    The trailers stay within `limits.max_trailer_bytes`, counted as HPACK and gRPC's
-    metadata limit count them (name, value as sent with `-bin` values in unpadded
-    base64, 32 bytes an entry). A fault that does not fit loses, in this order and
-    only until it fits: DebugInfo; its other details, last first; the bulky parts of
-    errconv.v1.Problem (type, title, instance, alternatives, extensions); the
-    violations (BadRequest); the end of the message (cut, with "…"); the rest of
-    errconv.v1.Problem; ErrorInfo's domain and metadata other than next_step, param,
-    blocked_by and unblock_with; grpc-status-details-bin altogether; last the message.
-    grpc-status and grpc-retry-pushback-ms always go out. `errconv.losses(fault,
-    "grpc")` names what was dropped.
+
+class GrpcStatus:
+    """What a gRPC server sends for a fault: `code` (a `grpc.StatusCode` when grpcio is
+    installed, else the int), `details` (the message, as grpcio wants it: text, which
+    grpcio percent-encodes) and `trailing_metadata` (pairs: grpc-status-details-bin as
+    bytes, grpc-retry-pushback-ms). It has the attributes of `grpc.Status`, so a
+    handler can pass it to `context.abort_with_status` as it is."""
+
+    __slots__ = ("code", "details", "trailing_metadata")
+
+    def __init__(self, code: Any, details: str, trailing_metadata: tuple[tuple[str, str | bytes], ...]) -> None:
+        self.code = code
+        self.details = details
+        self.trailing_metadata = trailing_metadata
+
+    def __repr__(self) -> str:
+        return f"GrpcStatus(code={self.code!r}, details={shorten(self.details, 60)}, trailing_metadata=...)"
+
+
+def to_grpc(fault: Fault, *, keep_debug: bool = False, limits: Limits = DEFAULT_LIMITS) -> GrpcStatus:
+    """The status, message and trailing metadata a gRPC server should send for `fault`.
+
+    An outer boundary by default: DebugInfo is dropped unless `keep_debug`. The
+    trailers stay within `limits.max_trailer_bytes` (see `trailers_for`).
+
+    >>> import errconv
+    >>> out = errconv.to_grpc(errconv.Fault.build(status=503, next_step="wait", retry_after_seconds=2))
+    >>> int(out.code.value[0] if hasattr(out.code, "value") else out.code), out.details
+    (14, '')
+    >>> [key for key, _ in out.trailing_metadata]
+    ['grpc-status-details-bin', 'grpc-retry-pushback-ms']
     """
-    message, items = status_items(fault)
+    code, message, metadata = trailers_for(fault, limits=limits, keep_debug=keep_debug)
+    return GrpcStatus(status_code(code), message, tuple(metadata))
+
+
+def status_code(code: int) -> Any:
+    """`grpc.StatusCode` for a number when grpcio is installed, else the number."""
+    try:
+        import grpc  # only here: nothing else errconv does needs grpcio
+    except ImportError:
+        return code
+    for member in grpc.StatusCode:
+        if member.value[0] == code:
+            return member
+    return grpc.StatusCode.UNKNOWN
+
+
+def trailers_for(fault: Fault, *, limits: Limits = DEFAULT_LIMITS, keep_debug: bool = True) -> tuple[int, str, Pairs]:
+    """The gRPC code, the message and the trailing metadata for a fault: the pure
+    translation under `to_grpc`, the `grpc` dialect and the interceptors.
+
+    The whole trailer block (grpc-status, grpc-message percent-encoded, the metadata)
+    stays within `limits.max_trailer_bytes`, counted as HPACK and gRPC's metadata limit
+    count it (name, value as sent with `-bin` values in unpadded base64, 32 bytes an
+    entry). A fault that does not fit loses, in this order and only until it fits:
+    DebugInfo; its other details, last first; the bulky parts of errconv.v1.Problem
+    (type, title, instance, alternatives, extensions); the violations (BadRequest);
+    the end of the message (cut, with "…"); the rest of errconv.v1.Problem; ErrorInfo's
+    domain and metadata other than next_step, param, blocked_by and unblock_with;
+    grpc-status-details-bin altogether; last the message. The code and
+    grpc-retry-pushback-ms always go out. `errconv.losses(fault, "grpc")` names what
+    was dropped.
+    """
+    message, items = status_items(fault, keep_debug=keep_debug)
     pushback: Pairs = []
     if fault.next_step == NextStep.WAIT:
         if fault.retry_after_seconds is not None:
@@ -133,11 +187,12 @@ def encode(fault: Fault, *, limits: Limits = DEFAULT_LIMITS) -> Pairs:
     # Most faults fit: write them whole and measure what was written. _Fit, which
     # counts what each cut would save without writing anything, is for the rest.
     pairs = _pairs(fault.grpc_code, message, packed, pushback)
-    if _size(pairs) <= limits.max_trailer_bytes:
-        return pairs
-    fit = _Fit(fault.grpc_code, message, packed, items, limits.max_trailer_bytes - _size(pushback))
-    fit.shrink()
-    return _pairs(fault.grpc_code, fit.message, fit.packed, pushback)
+    if _size(pairs) > limits.max_trailer_bytes:
+        fit = _Fit(fault.grpc_code, message, packed, items, limits.max_trailer_bytes - _size(pushback))
+        fit.shrink()
+        message = fit.message
+        pairs = _pairs(fault.grpc_code, message, fit.packed, pushback)
+    return fault.grpc_code, message, pairs[2 if message else 1 :]
 
 
 def _pairs(code: int, message: str, packed: list[tuple[str, bytes]] | None, pushback: Pairs) -> Pairs:
@@ -145,7 +200,7 @@ def _pairs(code: int, message: str, packed: list[tuple[str, bytes]] | None, push
     if message:
         pairs.append(("grpc-message", percent_encode(message)))
     if packed is not None:
-        # Not deterministic=True: the same bytes, as in rpc_status.encode.
+        # Not deterministic=True: the same bytes, as in the status dialect.
         pairs.append((DETAILS_KEY, status_message(code, message, packed).SerializeToString()))
     pairs.extend(pushback)
     return pairs
@@ -325,22 +380,56 @@ def from_text(data: bytes | str) -> Pairs:
     return pairs
 
 
-def decode(
-    data: bytes | str | Sequence[tuple[str | bytes, str | bytes]],
+# --------------------------------------------------------------------------- trailers -> Fault
+
+
+def _code_number(code: Any) -> int | None:
+    """The number of a gRPC code as grpcio gives it (`grpc.StatusCode`, whose value is
+    `(number, name)`), an int, or its text."""
+    value = getattr(code, "value", code)
+    if isinstance(value, tuple) and value:
+        value = value[0]
+    if isinstance(value, bytes):
+        value = value.decode("ascii", "replace")
+    if isinstance(value, str):
+        return int(value) if _DIGITS.fullmatch(value.strip()) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def from_grpc(
+    code: Any,
+    details: str | bytes | None = None,
+    trailing_metadata: Any = (),
     *,
     limits: Limits = DEFAULT_LIMITS,
-    now: object = None,
+    trace: bool = False,
 ) -> Fault:
-    """A Fault from trailers: a list of pairs (raw or base64 `-bin`) or their text form."""
-    if isinstance(data, (bytes, bytearray, str)):
-        if len(data) > limits.max_bytes:
-            raise DecodeError(f"the trailers are {len(data)} bytes, over the limit of {limits.max_bytes}")
-        pairs: Sequence[tuple[str | bytes, str | bytes]] = from_text(data)
-    else:
-        pairs = data
+    """The Fault of a failed gRPC call, from what a `grpc.RpcError` gives: `code()` (a
+    `grpc.StatusCode` or an int), `details()` (the message, as text) and
+    `trailing_metadata()` (pairs; grpc-status-details-bin as bytes or base64).
+
+    A Status in the metadata gives the rich fault; without one the fault is made from
+    the code and message. When the code and the Status disagree, the code wins and
+    the mismatch is noted in `Fault.origin.notes`.
+
+    >>> import errconv
+    >>> errconv.from_grpc(14, "overloaded", [("grpc-retry-pushback-ms", "2000")]).retry_after_seconds
+    2
+    """
+    reading = Reading(limits, dialect="grpc", trace=trace, size=0)  # read() counts what it reads
+    return read(code, details, trailing_metadata, reading, strict=False)
+
+
+def read(code: Any, details: str | bytes | None, trailing_metadata: Any, reading: Reading, *, strict: bool = True) -> Fault:
+    """from_grpc's work, with a Reading in hand. Not `strict` (a call that ended, whose
+    code and message grpcio has read already): details that do not parse are noted in
+    the origin, and the fault is made from the code and message."""
+    limits = reading.limits
     values: dict[str, str | bytes] = {}
     total = 0
-    for pair in pairs:
+    for pair in trailing_metadata or ():
         try:
             key, value = pair
         except (TypeError, ValueError):
@@ -353,38 +442,54 @@ def decode(
         if total > limits.max_bytes:
             raise DecodeError(f"the trailers are over the limit of {limits.max_bytes} bytes (Limits.max_bytes)")
         values.setdefault(key.lower(), value)
+    total += len(details) if details else 0
+    if total > limits.max_bytes:
+        raise DecodeError(f"the trailers are over the limit of {limits.max_bytes} bytes (Limits.max_bytes)")
+    reading.size = max(reading.size, total)
 
-    hints = Hints()
-    raw_status = values.get("grpc-status")
-    grpc_code: int | None = None
-    if raw_status is not None:
-        text = raw_status.decode("ascii", "replace") if isinstance(raw_status, bytes) else raw_status
-        grpc_code = valid_code(int(text)) if _DIGITS.fullmatch(text.strip()) else 2
-    else:
-        hints.notes.append("no grpc-status trailer; UNKNOWN assumed")
+    number = _code_number(code)
+    if code is None:
+        reading.notes.append("no grpc-status; UNKNOWN assumed")
         grpc_code = 2
-    message = percent_decode(values["grpc-message"]) if "grpc-message" in values else None
+    else:
+        grpc_code = number if number is not None and 0 <= number <= 16 else 2
+    if isinstance(details, bytes):
+        details = details.decode("utf-8", "replace")
+    message = details or None
 
     pushback = values.get(PUSHBACK_KEY)
     if pushback is not None:
         text = pushback.decode("ascii", "replace") if isinstance(pushback, bytes) else pushback
+        reading.saw(f"delay:{PUSHBACK_KEY}", f"/{PUSHBACK_KEY}", text)
         if _PUSHBACK_MS.fullmatch(text.strip()):
-            hints.wait = PUSHBACK_KEY
-            hints.delay = min(math.ceil(int(text) / 1000), MAX_RETRY_AFTER_SECONDS)
+            reading.wait = PUSHBACK_KEY
+            reading.delay = min(math.ceil(int(text) / 1000), MAX_RETRY_AFTER_SECONDS)
         else:
-            hints.no_retry = f"{PUSHBACK_KEY}: {shorten(text, 20)}"
+            reading.no_retry = f"{PUSHBACK_KEY}: {shorten(text, 20)}"
 
     blob = values.get(DETAILS_KEY)
     if blob is None:
         status = status_pb2.Status(code=grpc_code, message=message or "")
+    if blob is None:
+        if reading.seen is not None:
+            reading.saw("body", "", "trailers")
+            if message:
+                reading.saw("text", "/grpc-message", message)
     else:
-        raw = blob if isinstance(blob, bytes) and not _looks_base64(blob) else _b64(blob)
-        status = parse(raw, limits)
+        try:
+            raw = blob if isinstance(blob, bytes) and not _looks_base64(blob) else _b64(blob)
+            status = parse(raw, reading)
+        except DecodeError as exc:
+            if strict:
+                raise
+            reading.notes.append(f"{DETAILS_KEY} ignored: {exc}")
+            status, blob = status_pb2.Status(code=grpc_code, message=message or ""), None
         if status.code != grpc_code:
-            hints.notes.append(f"grpc-status {grpc_code} differs from the Status code {status.code}; grpc-status wins")
+            reading.notes.append(f"grpc-status {grpc_code} differs from the Status code {status.code}; grpc-status wins")
+            reading.saw("status", "/grpc-status", grpc_code)
         if message is not None and message != status.message:
-            hints.notes.append("grpc-message differs from the Status message; grpc-message wins")
-    return from_message(status, limits=limits, hints=hints, dialect=NAME, grpc_code=grpc_code, message=message)
+            reading.notes.append("grpc-message differs from the Status message; grpc-message wins")
+    return from_message(status, reading, grpc_code=grpc_code, message=message, at=f"/{DETAILS_KEY}", traced=blob is not None)
 
 
 def _looks_base64(value: bytes) -> bool:
@@ -392,3 +497,38 @@ def _looks_base64(value: bytes) -> bool:
     # that is entirely base64 is read as base64 (a serialized Status starts with a
     # tag byte, 0x08 or 0x12, which is never in the alphabet).
     return bool(value) and _BASE64_TEXT.fullmatch(value) is not None
+
+
+def read_trailers(data: Any, reading: Reading) -> Fault:
+    """The Fault in whole trailers: pairs (grpc-status and grpc-message among them) or
+    their text form."""
+    limits = reading.limits
+    if isinstance(data, (bytes, bytearray, str)):
+        if len(data) > limits.max_bytes:
+            raise DecodeError(f"the trailers are {len(data)} bytes, over the limit of {limits.max_bytes}")
+        pairs: Sequence[Any] = from_text(bytes(data) if isinstance(data, bytearray) else data)
+    else:
+        pairs = data
+    code: Any = None
+    message: str | None = None
+    rest = []
+    seen_status = seen_message = False
+    for pair in pairs:
+        try:
+            key, value = pair
+        except (TypeError, ValueError):
+            raise DecodeError(f"trailers are (key, value) pairs, got {shorten(pair)}") from None
+        name = key.decode("ascii", "replace").lower() if isinstance(key, bytes) else key.lower() if isinstance(key, str) else key
+        if name == "grpc-status" and not seen_status:
+            seen_status = True
+            text = value.decode("ascii", "replace") if isinstance(value, bytes) else value
+            code = int(text) if isinstance(text, str) and _DIGITS.fullmatch(text.strip()) else -1
+        elif name == "grpc-message" and not seen_message:
+            seen_message = True
+            if isinstance(value, (str, bytes)):
+                message = percent_decode(value)
+        else:
+            rest.append(pair)
+    if not seen_status:
+        code = None
+    return read(code, message, rest, reading)

@@ -1,8 +1,8 @@
 """The `errconv` command (also `python -m errconv`).
 
-    errconv convert  [FILE|-] --to DIALECT [--from DIALECT] [--strict] [--lines]
+    errconv convert  [FILE|-] --to DIALECT [--from DIALECT] [--status N] [--strict] [--lines]
     errconv detect   [FILE|-]
-    errconv explain  [FILE|-] [--from DIALECT] [--json]
+    errconv explain  [FILE|-] [--from DIALECT] [--status N] [--json]
     errconv lint     PATH... [--format text|json] [--ignore RULE]... | --list-rules
     errconv simulate [--renderings errconv|seed] [--budget N] [--clears-at SECONDS] [--json]
 
@@ -28,24 +28,27 @@ from typing import Any, BinaryIO, NoReturn, TextIO
 import msgspec
 
 from . import __version__
+from . import dialects
 from ._api import decode, detect, encode, encode_with_losses, losses
 from ._errors import DecodeError, ErrconvError, UnknownDialectError
 from .codes import NextStep, reason_phrase
-from .dialects import DIALECTS, get
-from .dialects.trailers import to_text
-from .fault import Fault
-from .limits import DEFAULT_LIMITS
+from .dialects import get
+from ._fault import Fault
+from ._limits import DEFAULT_LIMITS
 from .lint import RULES, Finding, lint_paths
 from .retry import DEFAULT_BACKOFF
-from .simulate import RENDERINGS, simulate
+from ._simulate import RENDERINGS, simulate
 
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 70
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 COMMANDS = ("convert", "detect", "explain", "lint", "simulate")
-# --lines writes one body per line; these dialects span several lines.
-MULTILINE = tuple(name for name in DIALECTS if name == "grpc" or name.startswith("http"))
+
+
+def _multiline() -> tuple[str, ...]:
+    """The dialects whose output spans several lines, which --lines cannot write."""
+    return tuple(name for name in dialects.names() if not get(name).one_line)
 
 
 class _UsageError(Exception):
@@ -95,6 +98,12 @@ def _whole(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def _status(value: str) -> int:
+    if not re.fullmatch(r"[1-5][0-9][0-9]", value):
+        raise argparse.ArgumentTypeError(f"expected an HTTP status from 100 to 599, got {value!r}")
+    return int(value)
+
+
 def _rule(value: str) -> str:
     if value not in RULES:
         raise argparse.ArgumentTypeError(f"unknown rule {value!r}; one of: {', '.join(RULES)}")
@@ -111,12 +120,13 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show a traceback on error")
     parser.add_argument("--version", action="version", version=f"errconv {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=make)  # type: ignore[call-overload]
-    dialects = ", ".join(DIALECTS)
+    known = ", ".join(dialects.names())
 
     conv = sub.add_parser("convert", parents=[common], help="convert an error to another dialect")
     conv.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for standard input (default)")
-    conv.add_argument("--to", required=True, type=_dialect, metavar="DIALECT", help=f"the output dialect: {dialects}")
+    conv.add_argument("--to", required=True, type=_dialect, metavar="DIALECT", help=f"the output dialect: {known}")
     conv.add_argument("--from", dest="source", type=_dialect, metavar="DIALECT", help="the input dialect (default: detected)")
+    conv.add_argument("--status", type=_status, metavar="N", help="the HTTP status a bare body came with (a log line's)")
     conv.add_argument("--strict", action="store_true", help="fail instead of dropping what the output dialect cannot carry")
     conv.add_argument(
         "--lines",
@@ -130,6 +140,7 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     exp = sub.add_parser("explain", parents=[common], help="say what a caller should do, and what each dialect would lose")
     exp.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for standard input (default)")
     exp.add_argument("--from", dest="source", type=_dialect, metavar="DIALECT", help="the input dialect (default: detected)")
+    exp.add_argument("--status", type=_status, metavar="N", help="the HTTP status a bare body came with (a log line's)")
     exp.add_argument("--json", action="store_true", help="write JSON for machines")
 
     lint = sub.add_parser("lint", parents=[common], help="review error bodies against the agent contract")
@@ -215,10 +226,17 @@ def _unbase64(data: bytes) -> bytes:
         return data
 
 
-def _decode(data: bytes, source: str | None, where: str) -> tuple[Fault, str]:
+def _decode(data: bytes, source: str | None, where: str, status: int | None = None) -> tuple[Fault, str]:
     """The fault and the dialect it was read as; errors name the input and the detected dialect."""
     if source == "status":
         data = _unbase64(data)
+    if status is not None:
+        try:
+            fault = decode(data, source, status=status)
+        except DecodeError as exc:
+            raise DecodeError(f"{where}: {exc}") from None
+        origin = fault.origin
+        return fault, (origin.dialect if origin is not None and origin.dialect else "unrecognised")
     try:
         dialect = source or detect(data)
     except DecodeError as exc:
@@ -226,17 +244,14 @@ def _decode(data: bytes, source: str | None, where: str) -> tuple[Fault, str]:
     try:
         return decode(data, dialect), dialect
     except DecodeError as exc:
-        hint = "" if source else f" (detected as {dialect}; --from names the dialect: {', '.join(DIALECTS)})"
+        hint = "" if source else f" (detected as {dialect}; --from names the dialect, and `errconv convert --help` lists them)"
         raise DecodeError(f"{where}: {exc}{hint}") from None
 
 
 def _render(fault: Fault, dialect: str, *, terminal: bool) -> bytes:
     """The bytes to write for one converted error."""
     out = encode(fault, dialect)
-    if dialect == "grpc":
-        return to_text(out)
-    assert isinstance(out, bytes)  # every dialect but grpc writes bytes
-    if DIALECTS[dialect].binary:
+    if get(dialect).binary:
         # Raw bytes into a pipe or a file; base64 on a terminal, which raw protobuf would garble.
         return base64.b64encode(out) + b"\n" if terminal else out
     return out if out.endswith(b"\n") else out + b"\n"
@@ -248,7 +263,7 @@ def _render(fault: Fault, dialect: str, *, terminal: bool) -> bytes:
 def _convert(args: argparse.Namespace, io: _IO) -> int:
     if args.lines:
         return _convert_lines(args, io)
-    fault, _ = _decode(_read(args.file, io), args.source, _name(args.file))
+    fault, _ = _decode(_read(args.file, io), args.source, _name(args.file), args.status)
     lost = losses(fault, args.to)
     if lost and args.strict:
         io.say(f"{args.to} cannot carry: {', '.join(lost)} (drop --strict to convert anyway)")
@@ -280,12 +295,13 @@ def _lines(stream: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
 
 
 def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
-    if args.to in MULTILINE:
-        single = [d for d in DIALECTS if d not in MULTILINE]
+    multiline = _multiline()
+    if args.to in multiline:
+        single = [d for d in dialects.names() if d not in multiline and get(d).encodes]
         raise _UsageError(
             f"errconv convert: --lines writes one body per line and --to {args.to} spans several; one of: {', '.join(single)}"
         )
-    binary = DIALECTS[args.to].binary
+    binary = get(args.to).binary
     failed = 0
     dropped: dict[str, list[int]] = {}  # field -> [lines, first line]: bounded by the number of fields
     stream = _open(args.file, io)
@@ -299,7 +315,7 @@ def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
             if not line.strip():
                 continue  # blank lines separate nothing in JSON Lines; pass over them
             try:
-                fault, _ = _decode(line, args.source, f"line {number}")
+                fault, _ = _decode(line, args.source, f"line {number}", args.status)
                 out, lost = encode_with_losses(fault, args.to)
                 if lost and args.strict:
                     io.say(f"line {number}: {args.to} cannot carry: {', '.join(lost)}")
@@ -337,7 +353,16 @@ _DEFAULTS = {
     for f in msgspec.structs.fields(Fault)
 }
 _FIELDS = tuple(name for name in _DEFAULTS if name != "origin")
-_TABLE_DIALECTS = tuple(d for d in DIALECTS if d != "http")  # `http` writes what `http+problem` writes
+
+
+def _table_dialects() -> tuple[str, ...]:
+    """The dialects explain's table lists: every one that writes, but `http` (it writes
+    what `http+problem` writes) and `fault` (the model itself)."""
+    return tuple(
+        name
+        for name in dialects.names()
+        if get(name).encodes and name != "fault" and getattr(get(name), "alias_of", None) is None
+    )
 
 
 def _present(fault: Fault) -> list[str]:
@@ -350,7 +375,7 @@ def _explanation(fault: Fault, dialect: str | None = None) -> dict[str, Any]:
     origin = fault.origin
     present = _present(fault)
     table = []
-    for name in _TABLE_DIALECTS:
+    for name in _table_dialects():
         lost = list(losses(fault, name))
         table.append({"dialect": name, "keeps": [f for f in present if f not in lost], "loses": lost})
     step = str(fault.next_step) if fault.next_step is not None else None
@@ -430,7 +455,7 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
     lines = [f"{label:<13}{value}".rstrip() for label, value in rows]
     lines.append("")
     lines.append(f"what each dialect keeps of the {len(_present(fault))} fields set")
-    width = max(len(d) for d in _TABLE_DIALECTS) + 2
+    width = max(len(d) for d in _table_dialects()) + 2
     lines.append(f"  {'dialect':<{width}}keeps  loses")
     for row in info["dialects"]:
         loses = ", ".join(row["loses"]) or "-"
@@ -439,7 +464,7 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
 
 
 def _explain(args: argparse.Namespace, io: _IO) -> int:
-    fault, dialect = _decode(_read(args.file, io), args.source, _name(args.file))
+    fault, dialect = _decode(_read(args.file, io), args.source, _name(args.file), args.status)
     info = _explanation(fault, dialect)
     if args.json:
         io.stdout.write(json.dumps(info, indent=2, ensure_ascii=False).encode() + b"\n")

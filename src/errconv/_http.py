@@ -1,0 +1,534 @@
+"""HTTP as a seam: `from_http(status, headers, body)` and `to_http(fault, dialect)`.
+
+Reading: the status and headers give the wire signals (`Retry-After` in both forms,
+measured against `Date` when the response has one, else the injected clock;
+`X-RateLimit-Remaining: 0` with `X-RateLimit-Reset`; the IETF `RateLimit` field's
+`r=0;t=`; `Stripe-Should-Retry`; a `grpc-status` header, which Envoy's HTTP/1 bridge
+copies there), the body dialect comes from the registry (media type first, then the
+strongest shape), and a body no dialect recognises (plain text, HTML, JSON of
+another shape, nothing) is read from the status and headers alone, marked so in
+`Origin.body`. A 2xx or 3xx response is no error.
+
+Writing: the status, `Content-Type`, `Retry-After` for every wait (the same number as
+the body), the body dialect's own headers; DebugInfo dropped unless asked for; every
+header value a number, a fixed string, or text checked to hold no control character.
+
+Also here: the parser of a whole HTTP/1.x response, which takes what people paste
+(`curl -i` and `curl -v` output, HTTP/2 status lines, interim 1xx and proxy
+`Connection established` blocks, LF line ends, obs-fold, a body that follows the
+headers without a blank line).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
+from typing import Any
+
+from ._errors import DecodeError, shorten
+from ._fault import Fault
+from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
+from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
+from .codes import NextStep, code_for_http, reason_phrase
+from .details import RequestInfo
+from .dialects import Dialect, HttpInfo, body_dialects, get, strongest
+from .dialects._common import Headers, Reading, Writing, read_json, valid_code, write_json
+from .dialects._status import without_debug
+
+__all__ = ["HttpResponse", "from_http", "parse_response", "safe_header_value", "to_http"]
+
+_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_TAGS = re.compile(r"<[^<>]{0,2000}>")  # no "<" inside: a run of "<" cannot make it rescan
+_SPACE = re.compile(r"\s+")
+_RESET = re.compile(r"[0-9]{1,16}(\.[0-9]+)?")  # X-RateLimit-Reset: seconds, epoch seconds or epoch ms
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: "²".isdigit() is true and int("²") fails
+_GRPC_STATUS = re.compile(r"[0-9]{1,3}")
+_TITLE = re.compile(r"<title[^>]{0,200}>(.{0,2000}?)</title>", re.IGNORECASE | re.DOTALL)
+_MAX_VAGUE_DETAIL = 1000
+_MAX_INTERIM = 8  # 1xx and proxy `Connection established` blocks before the final response
+
+
+def safe_header_value(value: str) -> str:
+    """A header value with CR, LF, NUL and other controls replaced by spaces (RFC 9110 5.5)."""
+    return _UNSAFE.sub(" ", value).strip()
+
+
+# --------------------------------------------------------------------------- the response as written
+
+
+class HttpResponse:
+    """An HTTP error response to send: `status`, `headers` (name, value pairs) and `body`.
+
+    `headers` holds `Content-Type`, `Retry-After` for a wait and the body dialect's
+    own; not `Content-Length`, which whoever sends the body sets. `bytes(response)`
+    is the whole HTTP/1.1 message.
+    """
+
+    __slots__ = ("status", "headers", "body")
+
+    def __init__(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    @property
+    def reason(self) -> str:
+        """The RFC 9110 reason phrase of the status."""
+        return reason_phrase(self.status)
+
+    @property
+    def content_type(self) -> str:
+        return next((v for k, v in self.headers if k.lower() == "content-type"), "")
+
+    def __bytes__(self) -> bytes:
+        lines = [f"HTTP/1.1 {self.status} {self.reason}", *(f"{k}: {v}" for k, v in self.headers)]
+        lines.append(f"Content-Length: {len(self.body)}\r\n\r\n")
+        return "\r\n".join(lines).encode("latin-1", "replace") + self.body
+
+    def __repr__(self) -> str:
+        return f"HttpResponse(status={self.status}, headers={self.headers!r}, body={shorten(self.body, 60)})"
+
+
+def to_http(
+    fault: Fault,
+    dialect: str = "problem",
+    *,
+    keep_debug: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+) -> HttpResponse:
+    """The HTTP response for `fault` with a body in `dialect` (any registered dialect
+    with a media type: problem, google, status-json, stripe, ...).
+
+    An outer boundary: DebugInfo is dropped (typed, kept raw, or nested in extension
+    members) unless `keep_debug`. A wait says its delay twice, in the body and in
+    `Retry-After`, from one number.
+
+    >>> import errconv
+    >>> response = errconv.to_http(errconv.Fault.build(status=503, next_step="wait", retry_after_seconds=30))
+    >>> response.status, response.headers
+    (503, [('Content-Type', 'application/problem+json'), ('Retry-After', '30')])
+    """
+    body_dialect = get(dialect)
+    if body_dialect.media_type is None or not body_dialect.encodes or body_dialect.form == "http":
+        bodies = ", ".join(d.name for d in body_dialects() if d.encodes)
+        raise DecodeError(f"{dialect} is not an HTTP body dialect; one of: {bodies}")
+    return respond(fault, body_dialect, Writing(limits, keep_debug=keep_debug, in_http=True))
+
+
+def respond(fault: Fault, body_dialect: Dialect, writing: Writing) -> HttpResponse:
+    """to_http's work, for a dialect and a Writing in hand."""
+    if not writing.keep_debug:
+        fault = without_debug(fault)
+    body = body_dialect.encode(fault, writing)
+    content_type = body_dialect.content_type or body_dialect.media_type or "application/json"
+    headers = [("Content-Type", content_type)]
+    if fault.next_step == NextStep.WAIT and fault.retry_after_seconds is not None:
+        headers.append(("Retry-After", format_retry_after(min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS))))
+    for name, value in body_dialect.http_headers(fault, writing):
+        headers.append((name, safe_header_value(value)))  # a dialect's own values are checked too
+    # An error response has an error status: a fault that has none (a Status with code
+    # OK) goes out as 500, its own status in the body, and losses() names the status.
+    status = fault.status if 400 <= fault.status <= 599 else 500
+    return HttpResponse(status, headers, body)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _headers(headers: Any, limits: Limits) -> Headers:
+    """Header pairs in any usual form (pairs, a mapping, httpx's or requests' headers),
+    names in lower case, values with controls replaced, each within max_header."""
+    if headers is None:
+        return Headers(())
+    items: Iterable[Any]
+    if hasattr(headers, "multi_items"):  # httpx.Headers, starlette Headers: every value of a repeated name
+        items = headers.multi_items()
+    elif isinstance(headers, Mapping):
+        items = headers.items()
+    else:
+        items = headers
+    out = []
+    for pair in items:
+        try:
+            name, value = pair
+        except (TypeError, ValueError):
+            raise DecodeError(f"headers are (name, value) pairs, got {shorten(pair)}") from None
+        if isinstance(name, bytes):
+            name = name.decode("latin-1")
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise DecodeError(f"headers are (name, value) pairs of text, got {shorten(pair)}")
+        value = safe_header_value(value)
+        if len(value) > limits.max_header:
+            raise _header_too_long(name, value, limits)
+        out.append((name.strip().lower(), value))
+    return Headers(out)
+
+
+def _header_too_long(name: str, value: str, limits: Limits) -> DecodeError:
+    return DecodeError(
+        f"the {shorten(name.lower())} header is {len(value)} characters, over the limit of {limits.max_header} (Limits.max_header)"
+    )
+
+
+def _clock(headers: Headers, now: float | Callable[[], float] | None) -> float:
+    """What time it is for this response: its Date (the server's clock, which a Retry-After
+    date was written against) when it has one, else the injected clock."""
+    date = headers.get("date")
+    if date is not None:
+        server_now = parse_http_date(date)
+        if server_now is not None:
+            return server_now
+    return now() if callable(now) else (time.time() if now is None else now)
+
+
+def _signals(headers: Headers, reading: Reading) -> None:
+    """The wire signals in the headers, into `reading` (wait, delay, no_retry, notes)."""
+    # The clock is read only for a date to measure (an HTTP-date Retry-After, an epoch
+    # X-RateLimit-Reset): most signals are plain seconds.
+    current = partial(_clock, headers, reading.now)
+    should_retry = (headers.get("stripe-should-retry") or "").strip().lower()
+    retry_after = headers.get("retry-after")
+    if retry_after is not None:
+        seconds = parse_retry_after(retry_after, now=current)  # calls current() for a date only
+        reading.saw("delay:Retry-After", "/headers/retry-after", (retry_after, seconds))
+        if seconds is not None:
+            reading.wait, reading.delay = "Retry-After", seconds
+        else:
+            reading.notes.append(f"unreadable Retry-After {shorten(retry_after)} ignored")
+    if reading.wait is None:
+        remaining = headers.get("x-ratelimit-remaining")
+        reset = headers.get("x-ratelimit-reset")
+        if remaining is not None and remaining.strip() == "0" and reset is not None and _RESET.fullmatch(reset.strip()):
+            value = float(reset)
+            if value > 1e12:  # epoch milliseconds
+                value = value / 1000 - current()
+            elif value > 1e9:  # epoch seconds
+                value -= current()
+            reading.wait = "X-RateLimit-Reset"
+            reading.delay = max(0, min(math.ceil(value), MAX_RETRY_AFTER_SECONDS))
+    if reading.wait is None:
+        field = headers.get("ratelimit")
+        if field is not None:
+            for item in field.split(","):
+                params = dict(p.strip().partition("=")[::2] for p in item.split(";")[1:])
+                if params.get("r", "").strip() == "0" and _DIGITS.fullmatch(params.get("t", "").strip()):
+                    reading.wait = "RateLimit"
+                    reading.delay = min(int(params["t"].strip()[:12]), MAX_RETRY_AFTER_SECONDS)
+                    break
+    if should_retry == "true" and reading.wait is None:
+        reading.wait = "Stripe-Should-Retry: true"
+    elif should_retry == "false":
+        reading.no_retry = "Stripe-Should-Retry: false"
+
+
+def _vague(status: int, body: bytes, media_type: str, reading: Reading, what: str) -> Fault:
+    text = body.decode("utf-8")
+    detail: str | None
+    if "html" in media_type or text.lstrip()[:1] == "<":
+        # One try at the first <title>: searching would rescan 2000 characters after every one.
+        at = text.lower().find("<title")
+        m = _TITLE.match(text, at) if at != -1 else None
+        source = m.group(1) if m else _TAGS.sub(" ", text)
+        detail = _SPACE.sub(" ", html.unescape(source)).strip()
+    else:
+        detail = _SPACE.sub(" ", text).strip()
+    if len(detail) > _MAX_VAGUE_DETAIL:
+        detail = detail[: _MAX_VAGUE_DETAIL - 1] + "…"
+    reading.body = what
+    reading.inferred.append("grpc_code")
+    if what == "unrecognised":
+        reading.notes.append("no dialect recognises the body; classified from the status and headers")
+    else:
+        reading.notes.append("the body states nothing machine-readable; classified from the status and headers")
+    reading.saw("body", "/body" if reading.dialect == "http" else "", "vague")
+    if detail:
+        reading.saw("text", "/body" if reading.dialect == "http" else "", detail)
+    fields: dict[str, Any] = {"status": status, "grpc_code": code_for_http(status), "detail": detail or None}
+    return reading.finish(fields, None)
+
+
+_UNPARSED: Any = object()
+
+
+def read_body(
+    body: bytes | None, http: HttpInfo, reading: Reading, *, bare: bool = False, parsed: Any = _UNPARSED
+) -> Fault:
+    """The fault of a response body (bytes, or a JSON value `parsed` already), read as
+    the dialect the registry picks; `bare`: a body without its response, whose status
+    the caller gave."""
+    media = http.media_type
+    value = parsed
+    if body is not None:
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DecodeError("the response body is not valid UTF-8") from None
+        stripped = body.strip()
+        json_like = media.endswith("json") or not media or media == "text/plain"
+        if stripped[:1] in (b"{", b"[") and json_like:
+            value = read_json(stripped, reading.limits, "the response body")
+    is_json = value is not _UNPARSED
+    candidates = [d for d in body_dialects() if (d.form == "json" and is_json) or (d.form == "bytes" and body is not None)]
+    ok = http.status is not None and http.status < 400 and not reading.lenient
+    if ok:
+        candidates = [d for d in candidates if d.errors_on_success]
+    dialect = strongest_of(candidates, value, body or b"", http)
+    if dialect is None:
+        if ok:
+            raise DecodeError(f"not an error response: {http.status}")
+        if bare:
+            reading.dialect = ""
+        text = body if body is not None else write_json(value) if is_json else b""
+        return _vague(http.status or 500, text, media, reading, "unrecognised" if is_json else "vague")
+    if bare:
+        reading.dialect = dialect.name
+    else:
+        reading.body = dialect.name
+        reading.at = "/body"
+    return dialect.decode(value if dialect.form == "json" else body, reading)
+
+
+def strongest_of(candidates: list[Dialect], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:
+    best, score = None, 0.0
+    for dialect in candidates:
+        claim = dialect.recognise(value if dialect.form == "json" else raw, http)
+        if claim > score:
+            best, score = dialect, claim
+    return best
+
+
+def from_http(
+    status: int,
+    headers: Any = (),
+    body: bytes | str = b"",
+    *,
+    limits: Limits = DEFAULT_LIMITS,
+    now: float | Callable[[], float] | None = None,
+    trace: bool = False,
+) -> Fault:
+    """The Fault of an HTTP error response, from its status, headers and body.
+
+    `headers` may be (name, value) pairs, a mapping, or an HTTP client's headers
+    object. The body is read as the dialect the registry picks (its media type first,
+    then the strongest shape); a body no dialect recognises is read from the status
+    and headers. `now` (epoch seconds, or a callable giving them) is the clock an
+    HTTP-date Retry-After is measured against when there is no Date header.
+
+    >>> import errconv
+    >>> fault = errconv.from_http(429, [("Retry-After", "30")], b"Too many requests")
+    >>> fault.next_step, fault.retry_after_seconds, fault.origin.body
+    (<NextStep.WAIT: 'wait'>, 30, 'vague')
+    """
+    fields, raw = _headers(headers, limits), _bytes(body, limits)
+    size = len(raw) + sum(len(name) + len(value) for name, value in fields.items)
+    return read(status, fields, raw, Reading(limits, now=now, dialect="http", trace=trace, size=size))
+
+
+def _bytes(body: bytes | str, limits: Limits) -> bytes:
+    if isinstance(body, str):
+        try:
+            body = body.encode("utf-8")
+        except UnicodeEncodeError:
+            raise DecodeError("the body text holds a lone surrogate; give the body as bytes") from None
+    if not isinstance(body, (bytes, bytearray, memoryview)):
+        raise DecodeError(f"the body is bytes or text, got {type(body).__name__}")
+    body = bytes(body)
+    if len(body) > limits.max_bytes:
+        raise DecodeError(f"the body is {len(body)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+    return body
+
+
+def read(status: Any, headers: Headers, body: bytes, reading: Reading) -> Fault:
+    """from_http's work, once the headers and body are in hand."""
+    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+        raise DecodeError(f"not an HTTP status: {shorten(status)} (100 to 599)")
+    reading.status = status
+    reading.headers = headers
+    _signals(headers, reading)
+    media = (headers.get("content-type") or "").split(";")[0].strip().lower()
+    fault = read_body(body, HttpInfo(status, headers, media), reading)
+    return _with_headers(fault, headers)
+
+
+def _with_headers(fault: Fault, headers: Headers) -> Fault:
+    changes: dict[str, Any] = {}
+    grpc_status = headers.get("grpc-status")
+    if grpc_status is not None and _GRPC_STATUS.fullmatch(grpc_status.strip()):
+        code = valid_code(int(grpc_status))
+        if code != fault.grpc_code:
+            changes["grpc_code"] = code
+    request_id = headers.get("request-id")
+    if request_id and not any(isinstance(d, RequestInfo) for d in fault.details):
+        changes["details"] = (*fault.details, RequestInfo(request_id=request_id))
+    return fault.replace(**changes) if changes else fault
+
+
+# --------------------------------------------------------------------------- parsing a whole response
+
+
+class ParsedResponse:
+    """A parsed HTTP response: status, reason, headers (lower-case names, in order) and body."""
+
+    __slots__ = ("status", "reason", "headers", "body")
+
+    def __init__(self, status: int, reason: str, headers: Headers, body: bytes) -> None:
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.body = body
+
+    def get(self, name: str) -> str | None:
+        return self.headers.get(name)
+
+
+_STATUS_LINE = re.compile(r"HTTP/(\d(?:\.\d)?) +(\d{3})(?: +(.*))?")
+# The usual head, as servers and errconv write it: a final status line, then header
+# lines of a token, a colon and printable ASCII, each ended by CRLF. Such a head reads
+# in two regex calls; anything else (interim responses, LF line ends, obs-fold, obs-text,
+# controls, a header past max_header, curl -v) goes to _parse_any, which reads every form.
+_TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_USUAL_HEAD = re.compile(
+    rb"HTTP/[0-9](?:\.[0-9])? +([0-9]{3})(?: +([^\r\n]*))?\r\n((?:" + _TOKEN + rb":[\t\x20-\x7e]*\r\n)*)\r\n"
+)
+_HEADER_LINE = re.compile(_TOKEN.decode() + ":")
+_CURL_V = re.compile(rb"(?m)^[<>*] ?")
+
+
+def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> ParsedResponse:
+    """Parse an HTTP/1.x response, `curl -i` or `curl -v` output."""
+    if len(data) > limits.max_bytes:
+        raise DecodeError(f"the response is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+    return _parse_usual(data, limits) or _parse_any(_uncurl(data), limits)
+
+
+def _parse_usual(data: bytes, limits: Limits) -> ParsedResponse | None:
+    m = _USUAL_HEAD.match(data)
+    if m is None:
+        return None
+    code, reason, fields = m.groups(b"")
+    status = int(code)
+    if not 201 <= status <= 599:  # 1xx and 200 may be interim (a proxy's `Connection established`)
+        return None
+    headers = []
+    for line in fields.decode("ascii").split("\r\n")[:-1]:  # each `token:value`, as matched
+        name, _, value = line.partition(":")
+        value = value.strip(" \t")
+        if len(value) > limits.max_header:
+            return None  # _parse_any names the header
+        headers.append((name.lower(), value))
+    return ParsedResponse(status, reason.decode("latin-1").strip(), Headers(headers), data[m.end() :])
+
+
+def _uncurl(data: bytes) -> bytes:
+    """`curl -v` output as the response it shows: the `< ` lines are the head, `* ` and
+    `> ` lines (the connection and the request) are dropped, the rest is the body."""
+    start = data.lstrip()[:2]
+    if start[:1] not in (b"*", b"<", b">") or not (start[1:2] in (b" ", b"\r", b"\n", b"") or start == b"<\n"):
+        return data
+    head: list[bytes] = []
+    body: list[bytes] = []
+    in_body = False
+    for line in data.splitlines(keepends=True):
+        marker = line[:1]
+        if not in_body and marker in (b"*", b">") and line[1:2] in (b" ", b"\r", b"\n", b""):
+            continue
+        if not in_body and marker == b"<" and line[1:2] in (b" ", b"\r", b"\n", b""):
+            text = line[2:] if line[1:2] == b" " else b""
+            if not text.strip():
+                if head:
+                    in_body = True
+                continue
+            head.append(text.rstrip(b"\r\n"))
+            continue
+        if in_body and marker == b"*" and line[1:2] == b" ":
+            continue  # curl's own notes after the body (`* Connection #0 to host ... left intact`)
+        in_body = True
+        body.append(line)
+    text = b"".join(body)
+    # curl writes its closing note straight after a body without a final newline.
+    cut = text.rfind(b"* Connection #")
+    if cut != -1 and b"\n" not in text[cut:].rstrip(b"\r\n"):
+        text = text[:cut]
+    if not head:
+        return data
+    return b"\r\n".join(head) + b"\r\n\r\n" + text
+
+
+def _split(data: bytes) -> tuple[bytes, bytes]:
+    crlf = data.find(b"\r\n\r\n")
+    lf = data.find(b"\n\n", 0, len(data) if crlf == -1 else crlf)  # not through the body
+    if crlf != -1 and (lf == -1 or crlf < lf):
+        return data[:crlf], data[crlf + 4 :]
+    if lf != -1:
+        return data[:lf], data[lf + 2 :]
+    return data, b""
+
+
+def _parse_any(data: bytes, limits: Limits) -> ParsedResponse:
+    rest = data.lstrip(b"\r\n")
+    for _ in range(_MAX_INTERIM + 1):
+        head, body = _split(rest)
+        lines = head.decode("latin-1").replace("\r\n", "\n").split("\n")
+        m = _STATUS_LINE.fullmatch(lines[0].strip())
+        if m is None:
+            raise DecodeError(f"not an HTTP response: the first line is {shorten(lines[0])}, expected `HTTP/1.1 429 ...`")
+        _, code, reason = m.groups("")
+        status, reason = int(code), reason.strip()
+        if not 100 <= status <= 599:  # RFC 9110 15: a status outside 100..599 is invalid
+            raise DecodeError(f"not an HTTP response: status {status} is outside 100..599")
+        interim = 100 <= status < 200 or (status == 200 and reason.lower() == "connection established")
+        if interim and body.lstrip(b"\r\n").startswith(b"HTTP/"):
+            rest = body.lstrip(b"\r\n")
+            continue
+        break
+    else:
+        raise DecodeError(f"more than {_MAX_INTERIM} interim responses before the final one")
+    # Each header as a name and the parts of its value (obs-fold lines add parts), joined once.
+    fields: list[tuple[str, list[str]]] = []
+    for index, line in enumerate(lines[1:], 1):
+        if line[:1] in (" ", "\t") and fields:  # obs-fold: replace with a space
+            fields[-1][1].append(line.strip())
+            continue
+        if not _HEADER_LINE.match(line) and line.lstrip()[:1] in ("{", "[", "<"):
+            # A body straight after the headers, with no blank line (as many API docs print them).
+            rest_of_head = "\n".join(lines[index:]).encode("latin-1")
+            body = rest_of_head + (b"\n\n" + body if body else b"")
+            break
+        name, sep, value = line.partition(":")
+        if not sep or not name.strip() or name != name.strip():
+            raise DecodeError(f"not an HTTP header line: {shorten(line)}")
+        fields.append((name.lower(), [value]))
+    headers: list[tuple[str, str]] = []
+    for name, parts in fields:
+        value = safe_header_value(" ".join(parts))
+        if len(value) > limits.max_header:
+            raise _header_too_long(name, value, limits)
+        headers.append((name, value))
+    return ParsedResponse(status, reason, Headers(headers), body)
+
+
+def decode_message(data: Any, reading: Reading) -> Fault:
+    """The Fault of a whole HTTP response, as bytes (or text holding bytes)."""
+    if isinstance(data, str):
+        try:
+            data = data.encode("utf-8", "surrogateescape")  # bytes smuggled in text come back as bytes
+        except UnicodeEncodeError:
+            raise DecodeError("the response text holds a lone surrogate; give the response as bytes") from None
+    if not isinstance(data, (bytes, bytearray)):
+        raise DecodeError(f"http takes the response as bytes, got {type(data).__name__}")
+    resp = parse_response(bytes(data), reading.limits)
+    return read(resp.status, resp.headers, resp.body, reading)
+
+
+def looks_like_http(data: bytes) -> bool:
+    """A whole response: a status line, or `curl -v` output."""
+    head = data.lstrip()
+    if head.startswith(b"HTTP/"):
+        return True
+    return head[:1] in (b"*", b"<", b">") and head[1:2] in (b" ", b"\r", b"\n") and b"HTTP/" in head[:4096]

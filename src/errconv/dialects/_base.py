@@ -1,0 +1,105 @@
+"""The dialect protocol: what a dialect states about itself, and the three things it does."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .._errors import DecodeError
+from .._fault import Fault
+from ._common import Headers, Reading, Writing
+
+__all__ = ["CERTAIN", "Dialect", "HttpInfo", "LIKELY", "STRONG", "WEAK"]
+
+# How strongly `recognise` claims a body. The strongest claim wins; among equal claims
+# the dialect registered first does (the built-in order is the precedence list of
+# research/dialects.md, section 10).
+CERTAIN = 4.0  # a marker no other format has (`"jsonrpc": "2.0"`, `kind: Status`, the media type)
+STRONG = 3.0  # the format's distinctive shape (a google.rpc.Code name in `error.status`)
+LIKELY = 2.0  # the shape, with look-alikes ruled out as far as the body allows
+WEAK = 1.0  # only members that several formats share
+
+
+class HttpInfo:
+    """What a dialect sees of the HTTP response around a body: its status, its headers
+    and its media type (lower case, without parameters)."""
+
+    __slots__ = ("status", "headers", "media_type")
+
+    def __init__(self, status: int | None, headers: Headers, media_type: str) -> None:
+        self.status = status
+        self.headers = headers
+        self.media_type = media_type
+
+
+class Dialect:
+    """A wire format errconv reads and writes. Subclass it and state only what differs.
+
+    Class attributes:
+
+    - `name`: the key everything uses (`decode(data, name)`, `--to name`, the golden
+      file `golden/<case>/<name>.<suffix>`, the module `errconv.dialects.<name>` with
+      `-` and `+` as `_`, the tests `tests/dialects/test_<module>.py`);
+    - `media_type`: the Content-Type of its body inside HTTP; a dialect with one (that
+      encodes) also gives `http+<name>`, a whole HTTP response around its body;
+      `content_type` is what that response says, when not just the media type
+      (parameters); `media_types` are further types that mark its bodies;
+    - `form`: what `decode` receives: `json` (the body parsed once, a Python value),
+      `bytes`, `pairs` (gRPC trailers) or `http` (a whole response, as bytes);
+    - `suffix`, `binary`: its golden file's ending, and whether its bytes are not text;
+    - `encodes`: False for a dialect errconv reads but does not write;
+    - `reserved`: the member names it writes beside extension members; a Fault cannot
+      be built with an extension of such a name, and no encoder lets an extension
+      overwrite one;
+    - `errors_on_success`: its bodies can report a failure inside a 2xx response
+      (GraphQL, JSON-RPC, Slack), which is otherwise no error;
+    - `one_line`: its bytes hold no line break, so JSON Lines can carry them;
+    - `lossless`: it carries every Fault that `Fault.build` makes (its `http+` form
+      all but DebugInfo, which an outer boundary drops); the property tests hold it to that.
+
+    Methods, one signature for every dialect:
+
+    - `recognise(value, http)`: how strongly `value` (in the dialect's form) is one of
+      its bodies (0 for not at all; CERTAIN, STRONG, LIKELY, WEAK), `http` being the
+      response around it or None for a bare body;
+    - `decode(value, reading)`: the Fault; it ends with `reading.finish(fields, stated)`;
+    - `encode(fault, writing)`: the bytes;
+    - `http_headers(fault, writing)`: headers of its own for `http+<name>`.
+    """
+
+    name: ClassVar[str] = ""
+    media_type: ClassVar[str | None] = None
+    content_type: ClassVar[str | None] = None
+    media_types: ClassVar[tuple[str, ...]] = ()
+    form: ClassVar[str] = "json"
+    suffix: ClassVar[str] = "json"
+    binary: ClassVar[bool] = False
+    encodes: ClassVar[bool] = True
+    reserved: ClassVar[frozenset[str]] = frozenset()
+    errors_on_success: ClassVar[bool] = False
+    one_line: ClassVar[bool] = True
+    lossless: ClassVar[bool] = False
+
+    def recognise(self, value: Any, http: HttpInfo | None) -> float:
+        """How strongly `value` is one of this dialect's bodies (0: not at all)."""
+        return 0.0
+
+    def decode(self, value: Any, reading: Reading) -> Fault:
+        """The Fault in `value` (in this dialect's form)."""
+        raise DecodeError(f"{self.name} cannot be decoded")
+
+    def encode(self, fault: Fault, writing: Writing) -> bytes:
+        """`fault` written in this dialect."""
+        raise NotImplementedError(f"{self.name} is read, not written")
+
+    def http_headers(self, fault: Fault, writing: Writing) -> list[tuple[str, str]]:
+        """Headers of this dialect's own in an HTTP response around its body (values
+        safe to send: numbers, fixed strings, or text checked for controls)."""
+        return []
+
+    @property
+    def module(self) -> str:
+        """The module name the naming rule gives the key."""
+        return self.name.replace("-", "_").replace("+", "_")
+
+    def __repr__(self) -> str:
+        return f"<dialect {self.name}>"

@@ -1,0 +1,625 @@
+"""The detail codec, built from the detail Structs: proto3 JSON and protobuf, both ways.
+
+Each google.rpc detail type is written once, as a Struct in `errconv.details` (and
+errconv.v1.Problem as `ProblemInfo` below). From a Struct's fields (their names,
+Python types and `details.Wire` marks) this module builds four functions per type,
+each unrolled as source text and compiled once at import, as `dataclasses` builds
+`__init__`:
+
+- a proto3 JSON reader (members in lowerCamelCase or snake_case, each of its own
+  JSON type, else the detail is kept as it came, a `RawDetail`);
+- a proto3 JSON writer (default values left out, int64 as a string, Duration as
+  `"30s"`);
+- a protobuf reader, from the message that `FromString` parsed;
+- a protobuf writer, giving the constructor's arguments (nested messages as
+  dicts, which protobuf builds in C).
+
+So a field is written in one place and no codec can drift from another. Details of
+an unknown type travel as `RawDetail`: packed bytes from protobuf, members from
+JSON, never json_format (which fails on an unknown `@type`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Union
+
+import msgspec
+from google.protobuf import struct_pb2
+from google.protobuf.message import DecodeError as ProtoDecodeError
+from google.rpc import error_details_pb2 as _ed
+
+from .._errors import DecodeError, shorten
+from .._proto.errconv.v1 import problem_pb2 as _problem_pb2
+from .._limits import Limits
+from .. import details as _d
+from ..details import RawDetail, Wire
+
+__all__ = [
+    "Item",
+    "OPAQUE_TYPE",
+    "PROBLEM_TYPE",
+    "ProblemInfo",
+    "TYPE_PREFIX",
+    "check_depth",
+    "format_duration",
+    "item_from_any",
+    "item_from_json",
+    "item_to_json",
+    "pack_item",
+    "parse_duration",
+    "python_to_struct",
+    "struct_to_python",
+    "type_name",
+]
+
+TYPE_PREFIX = "type.googleapis.com/"
+PROBLEM_TYPE = "errconv.v1.Problem"
+OPAQUE_TYPE = "errconv.v1.OpaqueDetail"
+_NANOS = 1_000_000_000
+# google.protobuf.Duration's range: about 10,000 years.
+MAX_DURATION_SECONDS = 315_576_000_000
+_INT32 = 2**31
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT64_TEXT = re.compile(r"-?[0-9]{1,19}")  # ASCII digits: "²".isdigit() is true, int("²") fails
+
+
+class ProblemInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """errconv.v1.Problem in memory: what no standard detail carries (see protos/)."""
+
+    type: str = ""
+    title: str = ""
+    instance: str = ""
+    http_status: int = 0
+    code: str = ""
+    reason_synthesized: bool = False
+    message_is_title: bool = False
+    alternatives: tuple[Any, ...] = ()
+    alternatives_truncated: bool = False
+    extensions: dict[str, Any] = {}
+
+    def __bool__(self) -> bool:
+        return self != _EMPTY_PROBLEM
+
+
+_EMPTY_PROBLEM = ProblemInfo()
+
+# A decoded detail: a typed Detail, or our own Problem.
+Item = Union[_d.Detail, ProblemInfo]
+
+
+class Mismatch(Exception):
+    """A known detail type whose members do not fit its schema; it is kept as RawDetail."""
+
+
+def type_name(type_url: str) -> str:
+    return type_url.rsplit("/", 1)[-1]
+
+
+# --------------------------------------------------------------------------- scalar values
+
+
+def int64_value(value: Any, name: str) -> int:
+    """A proto3 JSON int64 (a number, or a string of digits); Mismatch naming `name` otherwise."""
+    if type(value) is str and len(value) <= 18 and value.isascii() and value.isdigit():  # the usual int64 text
+        return int(value)
+    if isinstance(value, bool):
+        raise Mismatch(name)
+    if isinstance(value, str) and _INT64_TEXT.fullmatch(value):
+        value = int(value)
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and _INT64_MIN <= value <= _INT64_MAX:
+        return value
+    raise Mismatch(name)  # not an int64: kept whole rather than failing on encode
+
+
+def parse_duration(text: Any) -> int:
+    """Nanoseconds in a proto3 JSON Duration ("30s", "2.463586755s")."""
+    if not isinstance(text, str) or not text.endswith("s") or len(text) > 32:
+        raise Mismatch("duration")
+    whole, _, frac = text[:-1].partition(".")
+    # [0-9]+ at C speed: among ASCII characters isdigit() is true for 0-9 alone.
+    if not (whole.isascii() and whole.isdigit()) or (frac and not (frac.isascii() and frac.isdigit())):
+        raise Mismatch("duration")
+    seconds = int(whole)
+    if seconds > MAX_DURATION_SECONDS:  # past google.protobuf.Duration's range: not a Duration
+        raise Mismatch("duration")
+    return seconds * _NANOS + (int((frac + "000000000")[:9]) if frac else 0)
+
+
+def format_duration(nanos: int) -> str:
+    """proto3 JSON Duration with 0, 3, 6 or 9 fractional digits."""
+    seconds, rest = divmod(nanos, _NANOS)
+    if rest == 0:
+        return f"{seconds}s"
+    frac = f"{rest:09d}"
+    for digits in (3, 6):
+        if frac[digits:] == "0" * (9 - digits):
+            return f"{seconds}.{frac[:digits]}s"
+    return f"{seconds}.{frac}s"
+
+
+def duration_from_pb(seconds: int, nanos: int) -> int:
+    """Nanoseconds of a google.protobuf.Duration message, Mismatch outside its range."""
+    # |seconds| within range, nanos of the same sign.
+    if abs(seconds) > MAX_DURATION_SECONDS or abs(nanos) >= _NANOS or seconds * nanos < 0:
+        raise Mismatch("duration")
+    return max(0, seconds * _NANOS + nanos)
+
+
+def check_depth(value: Any, limit: int) -> None:
+    """Raise DecodeError when `value` nests deeper than `limit` arrays and objects."""
+    if not value and limit > 0:  # an empty container (or a falsy scalar) nests nothing
+        return
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        children: Iterable[Any]
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth >= limit:
+            raise DecodeError(f"JSON nests deeper than {limit} levels (the limit is Limits.max_depth)")
+        stack.extend((child, depth + 1) for child in children)
+
+
+def counted(items: Any, limits: Limits, what: str) -> Any:
+    if len(items) > limits.max_violations:
+        raise DecodeError(f"{len(items)} {what}, over the limit of {limits.max_violations} (Limits.max_violations)")
+    return items
+
+
+def _sorted_map(pb_map: Any) -> dict[str, Any]:
+    # A protobuf map iterates in its hash table's order: sorted, as deterministic
+    # serialisation writes it. Keys then lookups, because items() on a protobuf map
+    # runs through the Python Mapping mixin and costs half again as much.
+    return {key: pb_map[key] for key in sorted(pb_map)}
+
+
+# --------------------------------------------------------------------------- JSON values <-> protobuf Value
+
+
+def _set_value(out: struct_pb2.Value, value: Any) -> None:
+    # Filled in place, each nested Value where it will live: building one and
+    # copying it into its parent copies every level again.
+    if value is None:
+        out.null_value = struct_pb2.NULL_VALUE
+    elif isinstance(value, bool):
+        out.bool_value = value
+    elif isinstance(value, (int, float)):
+        out.number_value = float(value)
+    elif isinstance(value, str):
+        out.string_value = value
+    elif isinstance(value, dict):
+        _set_struct(out.struct_value, value)
+    elif isinstance(value, (list, tuple)):
+        values = out.list_value.values
+        out.list_value.SetInParent()  # an empty list is still a list_value
+        for item in value:
+            _set_value(values.add(), item)
+    else:
+        raise TypeError(f"not a JSON value: {shorten(value)}")
+
+
+def _set_struct(out: struct_pb2.Struct, value: dict[str, Any]) -> None:
+    out.SetInParent()  # an empty object is still a Struct
+    fields = out.fields
+    for key, item in value.items():
+        _set_value(fields[key], item)
+
+
+def python_to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
+    out = struct_pb2.Struct()
+    _set_struct(out, value)
+    return out
+
+
+def value_to_python(value: struct_pb2.Value) -> Any:
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "number_value":
+        number = value.number_value
+        # A whole double comes back an int, so that `30` survives the trip as `30`; -0.0
+        # stays a float: it is a number JSON writes, and 0 would write it as 0.
+        whole = number.is_integer() and abs(number) <= 2**53 and (number != 0 or str(number)[0] != "-")
+        return int(number) if whole else number
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "struct_value":
+        return struct_to_python(value.struct_value)
+    if kind == "list_value":
+        return [value_to_python(v) for v in value.list_value.values]
+    return None
+
+
+def struct_to_python(value: struct_pb2.Struct) -> dict[str, Any]:
+    # Deterministic serialisation sorts map keys, so member order does not survive a
+    # Status; the members and their values do. They are read back sorted too: a map's
+    # own iteration order differs from one process to the next, and the JSON written
+    # from a decoded Status must not.
+    fields = value.fields
+    return {key: value_to_python(fields[key]) for key in sorted(fields)}
+
+
+# --------------------------------------------------------------------------- the schema
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One field of a detail Struct, as the codecs see it."""
+
+    attr: str  # the Python attribute
+    proto: str  # the protobuf field name
+    camel: str  # the proto3 JSON name
+    kind: str  # string bool int32 int64 duration map struct strings values message messages
+    nested: type | None  # the Struct of a message field
+    optional: bool  # a scalar with presence (None when absent)
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.capitalize() for part in rest)
+
+
+def _specs(cls: type) -> tuple[_Spec, ...]:
+    hints = typing.get_type_hints(cls, include_extras=True)
+    out = []
+    for name in cls.__struct_fields__:  # type: ignore[attr-defined]
+        hint, wire = hints[name], None
+        if typing.get_origin(hint) is typing.Annotated:
+            hint, *extra = typing.get_args(hint)
+            wire = next((e for e in extra if isinstance(e, Wire)), None)
+        args = typing.get_args(hint)
+        optional = typing.get_origin(hint) in (Union, types.UnionType) and type(None) in args
+        if optional:
+            hint = next(a for a in args if a is not type(None))
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        nested = None
+        if wire is not None:
+            kind = wire.kind
+        elif hint is str:
+            kind = "string"
+        elif hint is bool:
+            kind = "bool"
+        elif hint is int:
+            kind = "int32"
+        elif origin is dict:
+            kind = "map" if args[1] is str else "struct"
+        elif origin is tuple and args[0] is str:
+            kind = "strings"
+        elif origin is tuple and args[0] is Any:
+            kind = "values"
+        elif origin is tuple:
+            kind, nested = "messages", args[0]
+        elif isinstance(hint, type) and issubclass(hint, msgspec.Struct):
+            kind, nested = "message", hint
+        else:  # pragma: no cover - a new field type needs a codec here first
+            raise TypeError(f"{cls.__name__}.{name}: no wire form for {hint!r}")
+        proto = wire.name if wire is not None and wire.name else name
+        out.append(_Spec(name, proto, _camel(proto), kind, nested, optional and kind not in ("message",)))
+    return tuple(out)
+
+
+# Lines of generated source, by kind: `v` is the member's value, `a` the attribute's.
+# The JSON readers keep an object whose members are not of their JSON type whole
+# (Mismatch), and count repeated messages against Limits.max_violations.
+_JSON_READ = {
+    "string": ["if v is None: a = ''", "elif type(v) is str: a = v", "else: raise Mismatch({camel!r})"],
+    "bool": ["if v is None: a = False", "elif v is True or v is False: a = v", "else: raise Mismatch({camel!r})"],
+    "int32": [
+        "if v is None: a = 0",
+        "elif type(v) is int and -_INT32 <= v < _INT32: a = v",
+        "else: raise Mismatch({camel!r})",
+    ],
+    "int64": ["a = {none} if v is None else int64_value(v, {camel!r})"],
+    "duration": ["a = 0 if v is None else parse_duration(v)"],
+    "map": [
+        "if v is None: a = {{}}",
+        "elif type(v) is dict and all(type(x) is str for x in v.values()): a = v",
+        "else: raise Mismatch({camel!r})",
+    ],
+    "struct": [
+        "if v is None: a = {{}}",
+        "elif type(v) is dict: check_depth(v, limits.max_depth); a = v",
+        "else: raise Mismatch({camel!r})",
+    ],
+    "strings": [
+        "if v is None: a = ()",
+        "elif type(v) is list and all(type(x) is str for x in v): a = tuple(v)",
+        "else: raise Mismatch({camel!r})",
+    ],
+    "values": [
+        "if v is None: a = ()",
+        "elif type(v) is list: check_depth(v, limits.max_depth); a = tuple(v)",
+        "else: raise Mismatch({camel!r})",
+    ],
+    "messages": [
+        "if v is None: a = ()",
+        "elif type(v) is list: a = tuple([{reader}(x, limits) for x in counted(v, limits, {what!r})])",
+        "else: raise Mismatch({camel!r})",
+    ],
+    "message": ["a = None if v is None else {reader}(v, limits)"],
+}
+_JSON_WRITE = {
+    "int64": ["if v{test}: out[{camel!r}] = str(v)"],
+    "duration": ["out[{camel!r}] = format_duration(v)"],  # a RetryInfo always says its delay
+    "strings": ["if v: out[{camel!r}] = list(v)"],
+    "values": ["if v: out[{camel!r}] = list(v)"],
+    "messages": ["if v: out[{camel!r}] = [{writer}(x) for x in v]"],
+    "message": ["if v is not None: out[{camel!r}] = {writer}(v)"],
+}
+_PB_READ = {
+    "int64": ["a = m.{proto} if {presence} else None"],
+    "duration": ["d = m.{proto}; a = duration_from_pb(d.seconds, d.nanos)"],
+    "map": ["a = _sorted_map(m.{proto})"],
+    "struct": ["a = struct_to_python(m.{proto}) if m.HasField({proto!r}) else {{}}", "check_depth(a, limits.max_depth)"],
+    "strings": ["a = tuple(m.{proto})"],
+    "values": ["a = tuple([value_to_python(x) for x in m.{proto}])", "check_depth(list(a), limits.max_depth)"],
+    "messages": ["a = tuple([{reader}(x, limits) for x in counted(m.{proto}, limits, {what!r})])"],
+    "message": ["a = {reader}(m.{proto}, limits) if m.HasField({proto!r}) else None"],
+}
+_PB_WRITE = {
+    "duration": ["s, n = divmod(v, _NANOS); d[{proto!r}] = {{'seconds': s, 'nanos': n}}"],
+    "messages": ["d[{proto!r}] = [{writer}(x) for x in v]"],
+    "message": ["if v is not None: d[{proto!r}] = {writer}(v)"],
+    # Struct and Value are filled in place once the message exists (see _set_struct).
+    "struct": [],
+    "values": [],
+}
+
+
+@dataclass
+class _Codec:
+    cls: type
+    url: str  # the usual type URL, TYPE_PREFIX + the full name
+    pb: Any  # the protobuf class
+    from_json: Callable[[dict[str, Any], Limits], Any]
+    to_json: Callable[[Any, dict[str, Any]], None]  # adds the members to an entry holding "@type"
+    from_pb: Callable[[Any, Limits], Any]
+    to_pb: Callable[[Any], bytes]
+
+
+def _source(cls: type, specs: tuple[_Spec, ...], names: dict[type, str], pb_class: bool, deterministic: bool) -> str:
+    """The functions of one Struct, as Python source (a nested one has no protobuf class
+    of its own: its messages are written as the dicts protobuf builds in C)."""
+    me = names[cls]
+    lines = [f"def json_read_{me}(obj, limits):", "    if type(obj) is not dict: raise Mismatch('object')"]
+    for s in specs:
+        what = f"{s.proto.replace('_', ' ')} of {cls.__name__}"
+        sub = {"camel": s.camel, "none": "None" if s.optional else "0", "what": what}
+        sub["reader"] = f"json_read_{names[s.nested]}" if s.nested else ""
+        lines.append(f"    v = obj.get({s.camel!r})")
+        if s.camel != s.proto:
+            lines.append(f"    if v is None: v = obj.get({s.proto!r})")
+        lines += ["    " + line.format(**sub) for line in _JSON_READ[s.kind]]
+        lines.append(f"    {s.attr}_ = a")
+    lines.append(f"    return {cls.__name__}({', '.join(f'{s.attr}={s.attr}_' for s in specs)})")
+
+    lines += ["", f"def json_write_{me}(item, out):"]
+    for s in specs:
+        sub = {"camel": s.camel, "test": " is not None" if s.optional else ""}
+        sub["writer"] = f"json_members_{names[s.nested]}" if s.nested else ""
+        lines.append(f"    v = item.{s.attr}")
+        lines += ["    " + line.format(**sub) for line in _JSON_WRITE.get(s.kind, ["if v: out[{camel!r}] = v"])]
+    lines += ["", f"def json_members_{me}(item):", "    out = {}", f"    json_write_{me}(item, out)", "    return out"]
+
+    lines += ["", f"def pb_read_{me}(m, limits):"]
+    for s in specs:
+        what = f"{s.proto.replace('_', ' ')} of {cls.__name__}"
+        sub = {"proto": s.proto, "what": what, "presence": f"m.HasField({s.proto!r})" if s.optional else "True"}
+        sub["reader"] = f"pb_read_{names[s.nested]}" if s.nested else ""
+        lines += ["    " + line.format(**sub) for line in _PB_READ.get(s.kind, ["a = m.{proto}"])]
+        lines.append(f"    {s.attr}_ = a")
+    lines.append(f"    return {cls.__name__}({', '.join(f'{s.attr}={s.attr}_' for s in specs)})")
+
+    lines += ["", f"def pb_dict_{me}(item):", "    d = {}"]
+    for s in specs:
+        sub = {"proto": s.proto, "writer": f"pb_dict_{names[s.nested]}" if s.nested else ""}
+        default = ["if v is not None: d[{proto!r}] = v"] if s.optional else ["d[{proto!r}] = v"]
+        lines.append(f"    v = item.{s.attr}")
+        lines += ["    " + line.format(**sub) for line in _PB_WRITE.get(s.kind, default)]
+    lines.append("    return d")
+    if not pb_class:
+        return "\n".join(lines) + "\n"
+
+    lines += ["", f"def pb_write_{me}(item):", f"    m = PB_{me}(**pb_dict_{me}(item))"]
+    for s in specs:
+        if s.kind == "struct":
+            lines.append(f"    if item.{s.attr}: _set_struct(m.{s.proto}, item.{s.attr})")  # absent when empty
+        elif s.kind == "values":
+            lines.append(f"    for x in item.{s.attr}: _set_value(m.{s.proto}.add(), x)")
+    # Only a message with a map (a Struct is one) needs deterministic serialisation,
+    # which sorts the map's keys as the golden bytes have them; for the others it
+    # would change nothing and costs time.
+    lines.append(f"    return m.SerializeToString(deterministic={deterministic})")
+    return "\n".join(lines) + "\n"
+
+
+def _nested(cls: type, seen: list[type]) -> list[type]:
+    """`cls` and every Struct its fields hold, innermost first."""
+    for s in _specs(cls):
+        if s.nested is not None and s.nested not in seen:
+            _nested(s.nested, seen)
+    if cls not in seen:
+        seen.append(cls)
+    return seen
+
+
+def _has_map(cls: type) -> bool:
+    return any(s.kind in ("map", "struct", "values") or (s.nested is not None and _has_map(s.nested)) for s in _specs(cls))
+
+
+def _build(types_: dict[str, tuple[type, Any]]) -> tuple[dict[str, _Codec], dict[type, Callable[[Any], dict[str, Any]]]]:
+    """Compile the codecs of the top-level detail types (full name -> Struct and protobuf
+    class), and the proto3 JSON writer of every Struct, nested ones included."""
+    classes: list[type] = []
+    for cls, _ in types_.values():
+        _nested(cls, classes)
+    names = {cls: f"{cls.__name__}_{i}" for i, cls in enumerate(classes)}
+    namespace: dict[str, Any] = {
+        **{cls.__name__: cls for cls in classes},
+        **{f"PB_{names[cls]}": pb for cls, pb in types_.values()},
+        "Mismatch": Mismatch,
+        "_INT32": _INT32,
+        "_NANOS": _NANOS,
+        "int64_value": int64_value,
+        "parse_duration": parse_duration,
+        "format_duration": format_duration,
+        "duration_from_pb": duration_from_pb,
+        "check_depth": check_depth,
+        "counted": counted,
+        "_sorted_map": _sorted_map,
+        "struct_to_python": struct_to_python,
+        "value_to_python": value_to_python,
+        "_set_struct": _set_struct,
+        "_set_value": _set_value,
+    }
+    top = {cls for cls, _ in types_.values()}
+    source = "\n".join(_source(cls, _specs(cls), names, cls in top, _has_map(cls)) for cls in classes)
+    exec(compile(source, "<errconv detail codecs>", "exec"), namespace)  # noqa: S102 - our own source, built above
+    out = {}
+    for full, (cls, pb) in types_.items():
+        me = names[cls]
+        out[full] = _Codec(
+            cls=cls,
+            url=TYPE_PREFIX + full,
+            pb=pb,
+            from_json=namespace[f"json_read_{me}"],
+            to_json=namespace[f"json_write_{me}"],
+            from_pb=namespace[f"pb_read_{me}"],
+            to_pb=namespace[f"pb_write_{me}"],
+        )
+    return out, {cls: namespace[f"json_members_{names[cls]}"] for cls in classes}
+
+
+# Every type errconv reads and writes by name: the ten google.rpc details and errconv.v1.Problem.
+_CODECS, _MEMBERS = _build(
+    {
+        **{name: (cls, getattr(_ed, name.rsplit(".", 1)[-1])) for cls, name in _d.TYPE_NAMES.items()},
+        PROBLEM_TYPE: (ProblemInfo, _problem_pb2.Problem),
+    }
+)
+_BY_CLASS = {codec.cls: codec for codec in _CODECS.values()}
+# The usual type URLs, looked up whole; any other prefix goes by the name after its last "/".
+_BY_URL = {codec.url: codec for codec in _CODECS.values()}
+
+
+def _check(item: Any) -> Any:
+    # The one range a Struct's type does not hold: an HTTP status.
+    if type(item) is ProblemInfo and not (item.http_status == 0 or 100 <= item.http_status <= 599):
+        raise Mismatch("httpStatus")
+    return item
+
+
+def _codec_for(type_url: str) -> _Codec | None:
+    return _BY_URL.get(type_url) or _CODECS.get(type_name(type_url))
+
+
+# --------------------------------------------------------------------------- one detail
+
+
+def item_from_json(value: Any, limits: Limits) -> Item:
+    """One entry of a JSON `details` array."""
+    if not isinstance(value, dict):
+        raise DecodeError(f"a details entry must be a JSON object with \"@type\", got {shorten(value)}")
+    type_url = value.get("@type", "")  # a detail without "@type" is kept, untyped, as it came
+    if not isinstance(type_url, str):
+        raise DecodeError(f"a details entry needs a string \"@type\", got {shorten(value)}")
+    # Packed bytes kept raw ("@bytes" is no proto3 JSON field name), whatever the type:
+    # a known type whose bytes did not parse travels this way too.
+    packed = value.get("@bytes")
+    if isinstance(packed, str) and len(value) == (2 if "@type" in value else 1):
+        try:
+            return RawDetail(type_url=type_url, value=base64.b64decode(packed, validate=True))
+        except (binascii.Error, ValueError):
+            pass  # not base64: kept whole, as it came, like any member errconv cannot read
+    codec = _codec_for(type_url)
+    if codec is not None:
+        try:
+            return _check(codec.from_json(value, limits))  # type: ignore[no-any-return]
+        except Mismatch:
+            pass  # keep it whole, as it came
+    fields = {k: v for k, v in value.items() if k != "@type"}
+    check_depth(fields, limits.max_depth)
+    return RawDetail(type_url=type_url, fields=fields)
+
+
+def item_to_json(item: Item) -> dict[str, Any]:
+    """One entry of a JSON `details` array, "@type" first."""
+    codec = _BY_CLASS.get(type(item))
+    if codec is not None:
+        out: dict[str, Any] = {"@type": codec.url}
+        codec.to_json(item, out)
+        return out
+    if isinstance(item, RawDetail):
+        if item.fields is not None:
+            return {"@type": item.type_url, **item.fields} if item.type_url else dict(item.fields)
+        # Bytes of an unknown type have no proto3 JSON form; "@bytes" cannot clash
+        # with a field name, so the detail comes back exactly.
+        return {"@type": item.type_url, "@bytes": base64.b64encode(item.value or b"").decode()}
+    raise TypeError(f"not a detail: {shorten(item)}")
+
+
+def members_writer(cls: type) -> Callable[[Any], dict[str, Any]]:
+    """The proto3 JSON writer of the members of a detail Struct or of one nested in one. It
+    reads attributes, so it writes anything that has them: a Fault's Violation as a
+    BadRequest.FieldViolation (its reason None is proto3's empty reason)."""
+    return _MEMBERS[cls]
+
+
+def item_from_any(type_url: str, value: bytes, limits: Limits) -> Item:
+    """One packed detail of a Status, from its Any's type URL and value."""
+    if type_url == TYPE_PREFIX + OPAQUE_TYPE or type_name(type_url) == OPAQUE_TYPE:
+        try:
+            return _opaque_from_pb(_problem_pb2.OpaqueDetail.FromString(value), limits)
+        except ProtoDecodeError:
+            return RawDetail(type_url=type_url, value=value)
+    codec = _codec_for(type_url)
+    if codec is None:
+        return RawDetail(type_url=type_url, value=value)
+    try:
+        return _check(codec.from_pb(codec.pb.FromString(value), limits))  # type: ignore[no-any-return]
+    except (ProtoDecodeError, Mismatch):
+        # A detail of a known type that does not parse, or does not fit its type's
+        # range, still travels untouched.
+        return RawDetail(type_url=type_url, value=value)
+
+
+def _opaque_from_pb(msg: Any, limits: Limits) -> Item:
+    # A detail that came as JSON. Its members are read as the JSON dialects read them,
+    # so that one that fits its type's schema (a hand-made OpaqueDetail naming
+    # google.rpc.DebugInfo) is that type here too, not only there.
+    fields = struct_to_python(msg.fields)
+    check_depth(fields, limits.max_depth)
+    if "@type" in fields:
+        return RawDetail(type_url=msg.type_url, fields=fields)
+    return item_from_json({"@type": msg.type_url, **fields} if msg.type_url else fields, limits)
+
+
+def pack_item(item: Item) -> tuple[str, bytes]:
+    """One detail for a Status, as its Any's type URL and value.
+
+    A pair rather than an Any: the Status is built from these in one call, where an
+    Any object would be built here only to be copied into it.
+    """
+    codec = _BY_CLASS.get(type(item))
+    if codec is not None:
+        return codec.url, codec.to_pb(item)
+    if isinstance(item, RawDetail):
+        if item.value is not None:
+            return item.type_url, item.value
+        msg = _problem_pb2.OpaqueDetail(type_url=item.type_url)
+        _set_struct(msg.fields, item.fields or {})
+        return TYPE_PREFIX + OPAQUE_TYPE, msg.SerializeToString(deterministic=True)
+    raise TypeError(f"not an error detail: {shorten(item)}")

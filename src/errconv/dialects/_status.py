@@ -1,0 +1,331 @@
+"""A Fault as a google.rpc.Status and back: the mapping every Google-flavoured dialect
+(google, status-json, status, grpc, connect) shares.
+
+Standard homes first: the code, domain, metadata and the scalar agent fields in
+ErrorInfo (AIP-193 makes it mandatory), the delay in RetryInfo, the violations in
+BadRequest, the fault's other details in order, and last errconv.v1.Problem for what
+no standard detail carries.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+
+from .._errors import DecodeError
+from .._fault import REASON_MAX, REASON_RE, Fault, Violation
+from .._limits import Limits
+from ..codes import NextStep, code_name, http_for_code
+from ..details import BadRequest, DebugInfo, ErrorInfo, FieldViolation, RawDetail, RetryInfo
+from ._common import STEP_ALIASES, capped_delay, seconds_from_nanos
+from ._schema import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, item_to_json, members_writer
+
+__all__ = [
+    "OWN_DETAILS",
+    "check_details_count",
+    "code_from_reason",
+    "is_debug_item",
+    "fields_from_status",
+    "reason_for",
+    "status_items",
+    "status_items_json",
+    "without_debug",
+]
+
+# A Status holds a fault's own fields in up to four details of its own (ErrorInfo,
+# RetryInfo, BadRequest, errconv.v1.Problem). Limits.max_details counts the others,
+# so that errconv reads back every Status it writes from a fault it read.
+OWN_DETAILS = 4
+
+
+def check_details_count(count: int, limits: Limits, where: str = "") -> None:
+    if count > limits.max_details + OWN_DETAILS:
+        raise DecodeError(
+            f"{where}{count} details, over the limit of {limits.max_details + OWN_DETAILS}"
+            f" (Limits.max_details, and {OWN_DETAILS} for the fault's own fields)"
+        )
+
+
+# --------------------------------------------------------------------------- codes and reasons
+
+_NOT_REASON = re.compile(r"[^A-Z0-9]+")
+
+
+def reason_for(fault: Fault) -> tuple[str, str, bool]:
+    """ErrorInfo.reason for a fault, the exact code when the reason cannot give it back,
+    and whether the reason was made from the gRPC code name."""
+    if fault.code is None:
+        return code_name(fault.grpc_code), "", True
+    upper = fault.code.upper()
+    if len(upper) <= REASON_MAX and REASON_RE.fullmatch(upper) and upper.lower() == fault.code:
+        return upper, "", False
+    reason = _NOT_REASON.sub("_", upper).strip("_")[:REASON_MAX].rstrip("_")
+    if not REASON_RE.fullmatch(reason) or not reason[0].isalpha():
+        reason = code_name(fault.grpc_code)
+    return reason, fault.code, False
+
+
+def code_from_reason(reason: str) -> str | None:
+    if not reason:
+        return None
+    return reason.lower() if reason.isupper() else reason
+
+
+# --------------------------------------------------------------------------- Fault -> Status
+
+
+def _error_info_metadata(fault: Fault) -> dict[str, str]:
+    """ErrorInfo.metadata: the fault's, then the scalar agent fields (METADATA_RESERVED)."""
+    metadata = dict(fault.metadata)
+    if fault.next_step is not None:
+        metadata["next_step"] = str(fault.next_step)
+    if fault.param is not None:
+        metadata["param"] = str(fault.param)
+    if fault.blocked_by is not None:
+        metadata["blocked_by"] = str(fault.blocked_by)
+    if fault.unblock_with is not None:
+        metadata["unblock_with"] = str(fault.unblock_with)
+    return metadata
+
+
+def _writes_bad_request(fault: Fault) -> bool:
+    # The first BadRequest is the fault's violations: written, even empty, whenever a
+    # second one rides in details, so that it reads back as the second.
+    return bool(fault.violations or (fault.details and any(type(d) is BadRequest for d in fault.details)))
+
+
+def _problem(fault: Fault, exact_code: str) -> ProblemInfo:
+    """errconv.v1.Problem for what no standard detail carries (empty when there is nothing)."""
+    message_is_title = fault.detail is None and fault.title is not None
+    return ProblemInfo(
+        type=fault.type or "",
+        title="" if message_is_title else (fault.title or ""),
+        instance=fault.instance or "",
+        # 0: the code's own status
+        http_status=0 if fault.status == http_for_code(fault.grpc_code) else fault.status,
+        code=exact_code,
+        reason_synthesized=fault.code is None,
+        message_is_title=message_is_title,
+        alternatives=fault.alternatives,
+        alternatives_truncated=fault.alternatives_truncated,
+        extensions=fault.extensions,
+    )
+
+
+def _kept(fault: Fault, keep_debug: bool) -> tuple[Any, ...]:
+    if keep_debug or not fault.details:
+        return fault.details
+    return tuple(d for d in fault.details if type(d) is not DebugInfo)
+
+
+def status_items(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[Item]]:
+    """Status.message and the details for a fault, standard homes first."""
+    reason, exact_code, _ = reason_for(fault)
+    items: list[Item] = [ErrorInfo(reason=reason, domain=fault.domain or "", metadata=_error_info_metadata(fault))]
+    if fault.retry_after_seconds is not None:
+        items.append(RetryInfo(retry_delay_nanos=capped_delay(fault.retry_after_seconds) * 1_000_000_000))
+    if _writes_bad_request(fault):
+        items.append(
+            BadRequest(
+                field_violations=tuple(
+                    FieldViolation(
+                        field=v.field,
+                        description=v.description,
+                        reason=v.reason or "",
+                        localized_message=v.localized_message,
+                    )
+                    for v in fault.violations
+                )
+            )
+        )
+    items.extend(_kept(fault, keep_debug))
+    problem = _problem(fault, exact_code)
+    if problem:
+        items.append(problem)
+    return fault.detail or fault.title or "", items
+
+
+_ERROR_INFO_URL = TYPE_PREFIX + "google.rpc.ErrorInfo"
+_RETRY_INFO_URL = TYPE_PREFIX + "google.rpc.RetryInfo"
+_BAD_REQUEST_URL = TYPE_PREFIX + "google.rpc.BadRequest"
+_PROBLEM_URL = TYPE_PREFIX + PROBLEM_TYPE
+_violation_json = members_writer(FieldViolation)
+_problem_json = members_writer(ProblemInfo)
+
+
+def status_items_json(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[dict[str, Any]]]:
+    """Status.message and the proto3 JSON `details` array for a fault.
+
+    The same details as `status_items`, each as `item_to_json` writes it, but the
+    ErrorInfo, RetryInfo and BadRequest straight from the fault: the JSON dialects
+    would otherwise make a detail Struct for each only to turn it into a dict.
+    """
+    reason, exact_code, _ = reason_for(fault)
+    error_info: dict[str, Any] = {"@type": _ERROR_INFO_URL}
+    if reason:
+        error_info["reason"] = reason
+    if fault.domain:
+        error_info["domain"] = fault.domain
+    metadata = _error_info_metadata(fault)
+    if metadata:
+        error_info["metadata"] = metadata
+    details = [error_info]
+    if fault.retry_after_seconds is not None:
+        # Whole seconds, as format_duration writes them.
+        details.append({"@type": _RETRY_INFO_URL, "retryDelay": f"{capped_delay(fault.retry_after_seconds)}s"})
+    if _writes_bad_request(fault):
+        entry: dict[str, Any] = {"@type": _BAD_REQUEST_URL}
+        if fault.violations:  # a Violation has FieldViolation's attributes (reason None is proto3's "")
+            entry["fieldViolations"] = [_violation_json(v) for v in fault.violations]
+        details.append(entry)
+    details.extend(item_to_json(item) for item in _kept(fault, keep_debug))
+    problem = _problem(fault, exact_code)
+    if problem:
+        details.append({"@type": _PROBLEM_URL, **_problem_json(problem)})
+    return fault.detail or fault.title or "", details
+
+
+# --------------------------------------------------------------------------- Status -> Fault
+
+_NO_PROBLEM = ProblemInfo()
+
+
+def fields_from_status(
+    grpc_code: int, message: str, items: list[Item], *, http_status: int | None = None
+) -> tuple[dict[str, Any], NextStep | None, str | None]:
+    """Fault fields from a Status's parts, the stated next step, and the RetryInfo hint."""
+    error_info: ErrorInfo | None = None
+    retry: RetryInfo | None = None
+    bad_request: BadRequest | None = None
+    problem = _NO_PROBLEM
+    details = []
+    for item in items:
+        # The detail classes are final, so the class itself says which home an item has.
+        kind = type(item)
+        if kind is ErrorInfo and error_info is None:
+            error_info = item  # type: ignore[assignment]
+        elif kind is RetryInfo and retry is None:
+            retry = item  # type: ignore[assignment]
+        elif kind is BadRequest and bad_request is None:
+            bad_request = item  # type: ignore[assignment]
+        elif kind is ProblemInfo:
+            problem = item  # type: ignore[assignment]
+        else:
+            details.append(item)
+
+    fields: dict[str, Any] = {
+        "grpc_code": grpc_code,
+        "status": problem.http_status or http_status or http_for_code(grpc_code),
+        "type": problem.type or None,
+        "instance": problem.instance or None,
+        "alternatives": problem.alternatives,
+        "alternatives_truncated": problem.alternatives_truncated,
+        "extensions": problem.extensions or {},  # a dict of its own: _NO_PROBLEM's is shared
+        "details": tuple(details),
+    }
+    stated: NextStep | None = None
+    if error_info is not None:
+        metadata = dict(error_info.metadata)
+        step = metadata.pop("next_step", None)
+        if step is not None and step in STEP_ALIASES:
+            stated = STEP_ALIASES[step]
+        # An unreadable step is dropped, not kept in metadata: the encoder writes the
+        # fault's own next_step under that key, so it could never come back.
+        for key in ("param", "blocked_by", "unblock_with"):
+            if key in metadata:
+                fields[key] = metadata.pop(key)
+        fields["metadata"] = metadata
+        fields["domain"] = error_info.domain or None
+        if problem.code:
+            fields["code"] = problem.code
+        elif not problem.reason_synthesized:
+            fields["code"] = code_from_reason(error_info.reason)
+    if message:
+        fields["title" if problem.message_is_title else "detail"] = message
+    if problem.title:
+        fields["title"] = problem.title
+    wait_hint = None
+    if retry is not None:
+        fields["retry_after_seconds"] = seconds_from_nanos(retry.retry_delay_nanos)
+        wait_hint = "RetryInfo"
+    if bad_request is not None:
+        fields["violations"] = tuple(
+            Violation(
+                field=v.field,
+                description=v.description,
+                reason=v.reason or None,
+                localized_message=v.localized_message,
+            )
+            for v in bad_request.field_violations
+        )
+    return fields, stated, wait_hint
+
+
+# --------------------------------------------------------------------------- outer boundaries
+
+_DEBUG_INFO = "google.rpc.DebugInfo"
+
+
+def _is_debug(value: Any) -> bool:
+    # By the end of the type URL, not its last segment: a malformed URL
+    # ("type.googleapis.com{google.rpc.DebugInfo") may still read as one to a lenient client.
+    if isinstance(value, RawDetail):
+        return value.type_url.endswith(_DEBUG_INFO)
+    if isinstance(value, dict):
+        kind = value.get("@type")
+        return isinstance(kind, str) and kind.endswith(_DEBUG_INFO)
+    return isinstance(value, DebugInfo)
+
+
+def _holds_debug(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if _is_debug(node):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items() if not _is_debug(v)}
+    if isinstance(value, list):
+        return [_scrub(v) for v in value if not _is_debug(v)]
+    return value
+
+
+def without_debug(fault: Fault) -> Fault:
+    """`fault` fit for an outer boundary: no DebugInfo, whether typed, kept raw (a DebugInfo
+    that did not parse), or a JSON DebugInfo object inside an extension member, an
+    alternative or an unknown detail, or extension members that are one themselves.
+    The same fault when there is none."""
+    changes: dict[str, Any] = {}
+    # Each container is looked into only when it holds anything: most faults have empty ones.
+    if fault.details and any(
+        _is_debug(d) or (isinstance(d, RawDetail) and d.fields and _holds_debug(d.fields)) for d in fault.details
+    ):
+        changes["details"] = tuple(
+            msgspec.structs.replace(d, fields=_scrub(d.fields)) if isinstance(d, RawDetail) and d.fields else d
+            for d in fault.details
+            if not _is_debug(d)
+        )
+    if fault.extensions and _is_debug(fault.extensions):
+        # The members themselves are a DebugInfo (an upstream error object that says it is one).
+        changes["extensions"] = {}
+    elif fault.extensions and _holds_debug(list(fault.extensions.values())):
+        changes["extensions"] = {k: _scrub(v) for k, v in fault.extensions.items() if not _is_debug(v)}
+    if fault.alternatives and _holds_debug(list(fault.alternatives)):
+        changes["alternatives"] = tuple(_scrub(v) for v in fault.alternatives if not _is_debug(v))
+    return fault.replace(**changes) if changes else fault
+
+
+def is_debug_item(item: Any) -> bool:
+    """A detail that is a DebugInfo, typed or kept raw (by the end of its type URL)."""
+    return _is_debug(item)
+

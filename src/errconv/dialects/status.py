@@ -1,0 +1,103 @@
+"""`status`: a serialized google.rpc.Status (protobuf bytes).
+
+`code` is the gRPC code; the details are packed Any messages: ErrorInfo, RetryInfo
+and BadRequest for the agent fields, the fault's other details in order, and
+errconv.v1.Problem for what no standard detail carries (RFC 9457 type, title,
+instance, a non-default HTTP status, alternatives, extension members). Lossless
+for every Fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from google.protobuf.message import DecodeError as ProtoDecodeError
+from google.rpc import status_pb2
+
+from .._errors import DecodeError
+from .._fault import Fault
+from ._base import LIKELY, Dialect, HttpInfo
+from ._common import Reading, Writing, valid_code
+from ._schema import item_from_any, item_to_json, pack_item
+from ._status import check_details_count, fields_from_status, status_items
+
+__all__ = ["Status", "from_message", "parse", "status_message", "to_message"]
+
+
+def to_message(fault: Fault, *, keep_debug: bool = True) -> status_pb2.Status:
+    """The google.rpc.Status message for a fault."""
+    message, items = status_items(fault, keep_debug=keep_debug)
+    return status_message(fault.grpc_code, message, [pack_item(i) for i in items])
+
+
+def status_message(code: int, message: str, packed: Iterable[tuple[str, bytes]]) -> status_pb2.Status:
+    """A google.rpc.Status from its code, message and packed details (pack_item's pairs)."""
+    # Plain dicts: protobuf builds each Any in place, in C, where an Any object
+    # would be built first and then copied into the Status.
+    details = [{"type_url": type_url, "value": value} for type_url, value in packed]
+    return status_pb2.Status(code=code, message=message, details=details)
+
+
+def parse(data: Any, reading: Reading) -> status_pb2.Status:
+    """A google.rpc.Status from its bytes, under the limits."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise DecodeError(f"status takes protobuf bytes, got {type(data).__name__}")
+    limit = reading.limits.max_bytes
+    if len(data) > limit:
+        raise DecodeError(f"the Status is {len(data)} bytes, over the limit of {limit} (Limits.max_bytes)")
+    try:
+        return status_pb2.Status.FromString(bytes(data))
+    except ProtoDecodeError as exc:
+        raise DecodeError(f"not a google.rpc.Status in protobuf: {str(exc)[:80]}") from None
+
+
+def from_message(
+    status: status_pb2.Status,
+    reading: Reading,
+    *,
+    grpc_code: int | None = None,
+    message: str | None = None,
+    at: str = "",
+    traced: bool = True,
+) -> Fault:
+    """A Fault from a google.rpc.Status message; `grpc_code` and `message`, when given,
+    win over the Status's own (grpc-status and grpc-message around it)."""
+    check_details_count(len(status.details), reading.limits, "the Status has ")
+    limits = reading.limits
+    items = [item_from_any(d.type_url, d.value, limits) for d in status.details]
+    code = valid_code(status.code) if grpc_code is None else grpc_code
+    fields, stated, wait = fields_from_status(code, status.message if message is None else message, items)
+    fields["status"] = reading.http_status_wins(fields["status"])
+    if reading.seen is not None and traced:
+        reading.saw("body", at, "status")
+        reading.saw("status", f"{at}/code", status.code)
+        if status.message:
+            reading.saw("text", f"{at}/message", status.message)
+        reading.saw("details", f"{at}/details", [item_to_json(item) for item in items])
+    return reading.finish(fields, stated, wait)
+
+
+class Status(Dialect):
+    """Serialized google.rpc.Status bytes."""
+
+    lossless = True
+    name = "status"
+    form = "bytes"
+    suffix = "binpb"
+    binary = True
+
+    def recognise(self, value: Any, http: HttpInfo | None) -> float:
+        # Binary: a control byte among the first 64 (a Status starts with a field tag, 0x08 or 0x12).
+        if isinstance(value, (bytes, bytearray)) and any(b < 0x09 or 0x0E <= b < 0x20 for b in value[:64]):
+            return LIKELY
+        return 0.0
+
+    def decode(self, value: Any, reading: Reading) -> Fault:
+        return from_message(parse(value, reading), reading)
+
+    def encode(self, fault: Fault, writing: Writing) -> bytes:
+        # Deterministic already: pack_item serialised each detail that has a map
+        # deterministically, and Status and Any have none of their own, so
+        # deterministic=True here would give the same bytes, only slower.
+        return bytes(to_message(fault, keep_debug=writing.keep_debug).SerializeToString())

@@ -1,0 +1,191 @@
+"""`stripe`: Stripe's error object, `{"error": {"type", "code", "message", "param", "doc_url", ...}}`.
+
+Written members, absent ones omitted (never null): `type` (from the status: 402
+`card_error`, 5xx `api_error`, an idempotency code `idempotency_error`, everything
+else `invalid_request_error`), `code`, `message` (the detail, else the title),
+`param`, `doc_url` (the problem `type` when it is an http(s) URL: both are the URL
+that documents the error; `about:blank` documents nothing), `next_step`, then the
+extension members in order (`decline_code`, `advice_code`, `charge`, ... travel there).
+
+A bare Stripe body has no status, so decoding derives one from `type` and `code`
+(card_error 402, api_error 500, rate_limit 429, resource_missing 404, ...). Stripe
+has no home for a delay, a domain, metadata, alternatives, violations,
+blocked_by/unblock_with or typed details; `errconv.losses()` names them. Inside
+HTTP, `Stripe-Should-Retry` and `Request-Id` go out as headers.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .._errors import DecodeError, shorten
+from .._fault import Fault
+from ..codes import NextStep, code_for_http
+from ..details import RequestInfo
+from ._base import LIKELY, STRONG, Dialect, HttpInfo
+from ._common import STEP_ALIASES, Reading, Writing, write_json
+from ._schema import check_depth
+
+__all__ = ["Stripe", "error_type", "header_copy", "status_for"]
+
+_OWN = ("type", "code", "message", "param", "doc_url", "next_step")
+_STATUS_FOR_CODE = {
+    "rate_limit": 429,
+    "lock_timeout": 429,
+    "resource_missing": 404,
+    "idempotency_key_in_use": 409,
+}
+_STATUS_FOR_TYPE = {
+    "card_error": 402,
+    "api_error": 500,
+    "rate_limit": 429,
+    "rate_limit_error": 429,
+    "authentication_error": 401,
+    "permission_error": 403,
+}
+# Members only Stripe sends (research/dialects.md, "Telling OpenAI from Stripe").
+_STRIPE_ONLY = frozenset(
+    ("doc_url", "request_log_url", "decline_code", "advice_code", "network_decline_code", "charge",
+     "payment_intent", "setup_intent", "payment_method", "source")
+)  # fmt: skip
+
+
+def error_type(status: int, code: str | None) -> str:
+    """The Stripe `type` for a status and code, as Stripe's API sends it."""
+    if status == 402:
+        return "card_error"
+    if status >= 500:
+        return "api_error"
+    if code is not None and code.startswith("idempotency"):
+        return "idempotency_error"
+    return "invalid_request_error"
+
+
+def status_for(type_: str | None, code: str | None) -> int:
+    """The HTTP status a bare Stripe body implies."""
+    if code in _STATUS_FOR_CODE:
+        return _STATUS_FOR_CODE[code]
+    if type_ in _STATUS_FOR_TYPE:
+        return _STATUS_FOR_TYPE[type_]
+    return 400
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def header_copy(value: str, limit: int) -> str | None:
+    """`value` fit to copy into a header (controls as spaces; printable ASCII within
+    `limit`), else None."""
+    value = _CONTROLS.sub(" ", value).strip()
+    # isprintable() also refuses the HTAB that RFC 9110 allows: a copied value is one plain token.
+    if value and value.isascii() and value.isprintable() and len(value) <= limit:
+        return value
+    return None
+
+
+class Stripe(Dialect):
+    """Stripe's error object."""
+
+    name = "stripe"
+    media_type = "application/json"
+    reserved = frozenset(_OWN)
+
+    def recognise(self, value: Any, http: HttpInfo | None) -> float:
+        """`{"error": {...}}` with a string `type`, or with Stripe's own members."""
+        if type(value) is not dict or type(value.get("error")) is not dict:
+            return 0.0
+        inner = value["error"]
+        if not inner.keys().isdisjoint(_STRIPE_ONLY) and "status" not in inner and "details" not in inner:
+            return STRONG
+        if type(inner.get("type")) is str:
+            return LIKELY
+        if http is not None and "stripe-version" in http.headers:
+            return LIKELY
+        return 0.0
+
+    def decode(self, value: Any, reading: Reading) -> Fault:
+        if type(value) is not dict or "error" not in value:
+            raise DecodeError(f"a stripe error is {{\"error\": {{...}}}}, got {shorten(value)}")
+        inner = value["error"]
+        fields: dict[str, Any] = {}
+        extensions: dict[str, Any] = {}
+        if isinstance(inner, str):  # OAuth: {"error": "invalid_grant", "error_description": "..."}
+            fields["code"] = inner
+            if isinstance(value.get("error_description"), str):
+                fields["detail"] = value["error_description"]
+            inner = {}
+        elif not isinstance(inner, dict):
+            raise DecodeError(f"\"error\" must be an object, got {shorten(inner)}")
+        type_ = inner.get("type") if isinstance(inner.get("type"), str) else None
+        if "type" in inner and type_ is None:
+            extensions["type"] = inner["type"]
+        for name, target in (("code", "code"), ("message", "detail"), ("param", "param"), ("doc_url", "type")):
+            value = inner.get(name)
+            if isinstance(value, str) and (name != "doc_url" or value.startswith(("https://", "http://"))):
+                fields[target] = value
+            elif name in inner:
+                extensions[name] = value  # of the wrong type (a doc_url that links nowhere): kept, for no meaning
+        if type_ == "idempotency_error" and "code" not in fields:
+            fields["code"] = "idempotency_error"  # the type is the only stable identifier it has
+        status = reading.status if reading.status is not None else status_for(type_, fields.get("code"))
+        if reading.status is None and fields.get("code") not in _STATUS_FOR_CODE and type_ not in _STATUS_FOR_TYPE:
+            reading.inferred.append("status")  # nothing said it: the default
+        if type_ is not None and type_ != error_type(status, fields.get("code")):
+            reading.notes.append(f"Stripe type {type_!r} does not match status {status}")
+        fields["status"] = status
+        fields["grpc_code"] = code_for_http(status)
+        reading.inferred.append("grpc_code")
+        stated: NextStep | None = None
+        step = inner.get("next_step")
+        if isinstance(step, str) and step in STEP_ALIASES:
+            stated = STEP_ALIASES[step]
+        elif step is not None:
+            extensions["next_step"] = step
+        for name, item in inner.items():
+            if name not in _OWN:
+                extensions[name] = item
+        if extensions:
+            check_depth(extensions, reading.limits.max_depth)
+            fields["extensions"] = extensions
+        if reading.seen is not None:
+            reading.saw("body", "", "stripe")
+            if stated is not None:
+                reading.saw("next_step", "/error/next_step", step)
+            if isinstance(inner.get("message"), str):
+                reading.saw("text", "/error/message", inner["message"])
+        return reading.finish(fields, stated)
+
+    def encode(self, fault: Fault, writing: Writing) -> bytes:
+        inner: dict[str, Any] = {"type": error_type(fault.status, fault.code)}
+        if fault.code is not None:
+            inner["code"] = fault.code
+        message = fault.detail or fault.title
+        if message is not None:
+            inner["message"] = message
+        if fault.param is not None:
+            inner["param"] = fault.param
+        if fault.type is not None and fault.type.startswith(("https://", "http://")):
+            inner["doc_url"] = fault.type
+        if fault.next_step is not None:
+            inner["next_step"] = str(fault.next_step)
+        if fault.extensions:
+            for name, item in fault.extensions.items():
+                if name not in _OWN:  # never over one of Stripe's own members
+                    inner[name] = item
+        return write_json({"error": inner})
+
+    def http_headers(self, fault: Fault, writing: Writing) -> list[tuple[str, str]]:
+        headers = [("Stripe-Should-Retry", "true" if fault.next_step == NextStep.WAIT else "false")]
+        # Sanitised first: a Request-Id that is all spaces and controls is no header at all.
+        request_id = next(
+            (
+                v
+                for d in fault.details
+                if isinstance(d, RequestInfo) and (v := header_copy(d.request_id, writing.limits.max_header))
+            ),
+            None,
+        )
+        if request_id:
+            headers.append(("Request-Id", request_id))
+        return headers

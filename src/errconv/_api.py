@@ -12,6 +12,7 @@ from ._http import read_body
 from ._limits import DEFAULT_LIMITS, Limits
 from .details import TYPE_NAMES, RawDetail
 from .dialects import Dialect, HttpInfo, get, no_dialect, strongest
+from .dialects._base import decode_json
 from .dialects._common import Headers, Reading, Writing, read_json
 
 __all__ = ["convert", "decode", "detect", "encode", "losses"]
@@ -33,8 +34,13 @@ class _Input:
     def __init__(self, data: Any, limits: Limits) -> None:
         self.limits = limits
         self.json: Any = _NO_JSON
+        if type(data) is bytes:  # the usual case, first
+            if len(data) > limits.max_bytes:
+                raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+            self.raw: Any = data
+            return
         if isinstance(data, (dict, list)) and not (isinstance(data, list) and data and isinstance(data[0], tuple)):
-            self.raw: Any = None  # a JSON value parsed already (an HTTP client's response.json())
+            self.raw = None  # a JSON value parsed already (an HTTP client's response.json())
             self.json = data
             return
         if isinstance(data, tuple) or isinstance(data, list):
@@ -66,10 +72,11 @@ class _Input:
 
     def json_value(self) -> Any:
         """The input parsed as JSON; _NO_JSON when it does not look like JSON."""
-        if self.json is _NO_JSON and isinstance(self.raw, bytes):
-            head = self.raw.lstrip()
-            if head[:1] in (b"{", b"["):
-                self.json = read_json(head, self.limits, "the input")
+        raw = self.raw
+        if self.json is _NO_JSON and type(raw) is bytes:
+            start = raw[:1]
+            if start == b"{" or start == b"[" or raw.lstrip()[:1] in (b"{", b"["):
+                self.json = read_json(raw, self.limits, "the input")  # msgspec takes the white space
         return self.json
 
     def value_for(self, dialect: Dialect) -> Any:
@@ -159,8 +166,9 @@ def _decode(
 ) -> Fault:
     codec = None if dialect is None else get(dialect)
     inp = _Input(data, limits)
-    reading = Reading(limits, now=now, trace=trace, size=inp.size)
-    reading.lenient = lenient
+    reading = Reading(limits, len(data) if type(data) is bytes else inp.size, now=now, trace=trace)
+    if lenient:
+        reading.lenient = True
     if status is not None:
         if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
             raise DecodeError(f"status must be an HTTP status from 100 to 599, got {shorten(status)}")
@@ -170,6 +178,11 @@ def _decode(
     if codec is None:
         codec = _detected(inp)
     reading.dialect = codec.name
+    if codec.form == "json":
+        if inp.json is not _NO_JSON:  # parsed already, to detect the dialect
+            return decode_json(codec, reading, value=inp.json)
+        if type(inp.raw) is bytes:
+            return decode_json(codec, reading, raw=inp.raw)
     return codec.decode(inp.value_for(codec), reading)
 
 
@@ -186,7 +199,7 @@ def _bare_body(inp: _Input, codec: Dialect | None, status: int, reading: Reading
         reading.dialect = codec.name
         if status < 400 and not codec.errors_on_success:
             raise DecodeError(f"not an error response: {status}")
-        return codec.decode(inp.value_for(codec), reading)
+        return decode_json(codec, reading, value=inp.value_for(codec))
     if inp.raw is None:  # a parsed JSON value
         return read_body(None, http, reading, bare=True, parsed=inp.json)
     return read_body(inp.raw, http, reading, bare=True)

@@ -35,7 +35,8 @@ from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
-from .dialects import Dialect, HttpInfo, body_dialects, get, strongest
+from .dialects import Dialect, HttpInfo, body_dialects, get
+from .dialects._base import decode_json
 from .dialects._common import Headers, Reading, Writing, read_json, valid_code, write_json
 from .dialects._status import without_debug
 
@@ -291,7 +292,9 @@ def read_body(
     else:
         reading.body = dialect.name
         reading.at = "/body"
-    return dialect.decode(value if dialect.form == "json" else body, reading)
+    if dialect.form == "json":
+        return decode_json(dialect, reading, value=value)
+    return dialect.decode(body, reading)
 
 
 def strongest_of(candidates: list[Dialect], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:

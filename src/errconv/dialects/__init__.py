@@ -105,6 +105,7 @@ def _add(dialect: Dialect) -> None:
         http = HttpBody(dialect)
         _http[http.name] = http
     _reserved = _ranked = None
+    _forms.clear()
 
 
 def register_dialect(dialect: Dialect | type[Dialect], *, replace: bool = False) -> Dialect:
@@ -144,6 +145,7 @@ def unregister_dialect(name: str) -> None:
         _dialects.pop(name, None)
         _http.pop(f"http+{name}", None)
         _reserved = _ranked = None
+        _forms.clear()
 
 
 def registered() -> tuple[Dialect, ...]:
@@ -164,13 +166,14 @@ def ranked() -> tuple[Dialect, ...]:
     if found is None:
         order = {name: i for i, name in enumerate(PRECEDENCE)}
         found = _ranked = tuple(sorted(_ensure().values(), key=lambda d: order.get(d.name, len(order))))
+        _forms.clear()
     return found
 
 
 def body_dialects() -> tuple[Dialect, ...]:
     """The dialects that can be the body of an HTTP response (they have a media type),
     in precedence order."""
-    return tuple(d for d in ranked() if d.media_type is not None)
+    return by_form("body")
 
 
 def get(name: str) -> Dialect:
@@ -213,7 +216,15 @@ def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] |
 
 def by_form(form: str) -> tuple[Dialect, ...]:
     """The dialects that decode `form`, in precedence order."""
-    return tuple(d for d in ranked() if d.form == form)
+    found = _forms.get(form)
+    if found is None:
+        found = _forms[form] = tuple(
+            d for d in ranked() if (d.media_type is not None if form == "body" else d.form == form)
+        )
+    return found
+
+
+_forms: dict[str, tuple[Dialect, ...]] = {}
 
 
 def no_dialect(value: Any) -> DecodeError:

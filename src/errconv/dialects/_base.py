@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import msgspec
+
 from .._errors import DecodeError
 from .._fault import Fault
-from ._common import Headers, Reading, Writing
+from ._common import Headers, Reading, Writing, read_json
 
-__all__ = ["CERTAIN", "Dialect", "HttpInfo", "LIKELY", "STRONG", "WEAK"]
+__all__ = ["CERTAIN", "Dialect", "HttpInfo", "LIKELY", "STRONG", "WEAK", "decode_json"]
 
 # How strongly `recognise` claims a body. The strongest claim wins; among equal claims
 # the dialect registered first does (the built-in order is the precedence list of
@@ -54,7 +56,11 @@ class Dialect:
       (GraphQL, JSON-RPC, Slack), which is otherwise no error;
     - `one_line`: its bytes hold no line break, so JSON Lines can carry them;
     - `lossless`: it carries every Fault that `Fault.build` makes (its `http+` form
-      all but DebugInfo, which an outer boundary drops); the property tests hold it to that.
+      all but DebugInfo, which an outer boundary drops); the property tests hold it to that;
+    - `schema`: a msgspec type the usual shape of its bodies decodes into, in C; with one,
+      `decode_typed(body, reading)` gets the body as that type (decoded straight from the
+      bytes, or converted from the parsed value) and may answer None to have `decode`
+      read the JSON value the general way instead (an odd shape the type cannot hold).
 
     Methods, one signature for every dialect:
 
@@ -78,6 +84,7 @@ class Dialect:
     errors_on_success: ClassVar[bool] = False
     one_line: ClassVar[bool] = True
     lossless: ClassVar[bool] = False
+    schema: ClassVar[Any] = None
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """How strongly `value` is one of this dialect's bodies (0: not at all)."""
@@ -86,6 +93,11 @@ class Dialect:
     def decode(self, value: Any, reading: Reading) -> Fault:
         """The Fault in `value` (in this dialect's form)."""
         raise DecodeError(f"{self.name} cannot be decoded")
+
+    def decode_typed(self, body: Any, reading: Reading) -> Fault | None:
+        """The Fault in a body of `schema`'s type, or None (before touching `reading`) to
+        have `decode` read it the general way."""
+        return None
 
     def encode(self, fault: Fault, writing: Writing) -> bytes:
         """`fault` written in this dialect."""
@@ -103,3 +115,33 @@ class Dialect:
 
     def __repr__(self) -> str:
         return f"<dialect {self.name}>"
+
+
+_UNSET: Any = object()
+_DECODERS: dict[Any, Any] = {}
+
+
+def decode_json(dialect: Dialect, reading: Reading, raw: bytes | None = None, value: Any = _UNSET) -> Fault:
+    """A JSON body read by `dialect`: straight into its schema when it has one and the body
+    fits it, else the general way, from the JSON value (parsed from `raw` if need be).
+    The body is parsed once either way but for an odd shape read from bytes (tried as
+    the schema first)."""
+    schema = dialect.schema
+    if schema is not None:
+        try:
+            if value is _UNSET:
+                decoder = _DECODERS.get(schema)
+                if decoder is None:
+                    decoder = _DECODERS[schema] = msgspec.json.Decoder(schema)
+                typed = decoder.decode(raw)  # type: ignore[arg-type]
+            else:
+                typed = msgspec.convert(value, schema)
+        except (msgspec.MsgspecError, RecursionError, UnicodeError):
+            typed = None  # another shape, or no JSON at all: the general way reads it, or says what is wrong
+        if typed is not None:
+            fault = dialect.decode_typed(typed, reading)
+            if fault is not None:
+                return fault
+    if value is _UNSET:
+        value = read_json(raw, reading.limits, f"the {dialect.name} body")  # type: ignore[arg-type]
+    return dialect.decode(value, reading)

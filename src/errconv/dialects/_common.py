@@ -6,7 +6,6 @@ builds the Fault, bound by the same `Limits` whichever entry point was used.
 from __future__ import annotations
 
 import math
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -71,16 +70,19 @@ def read_json(data: bytes | str, limits: Limits, what: str) -> Any:
     return obj
 
 
-_DIGITS = b"0123456789"
-_LONG_DIGITS = re.compile(rb"[0-9]{309}")
+# Digits as "0", everything else as " ": a run of 309 digits is then a substring search, in C.
+_DIGIT_MAP = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_RUN = b"0" * 309
 
 
 def has_long_digit_run(data: bytes | str) -> bool:
     """Whether `data` holds a run of 309 ASCII digits (a number no double holds)."""
-    # The regular expression tries every position; counting the digits first (C speed)
-    # leaves it only inputs that hold 309 digits at all.
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    return len(raw) - len(raw.translate(None, _DIGITS)) >= 309 and _LONG_DIGITS.search(raw) is not None
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    # Such a run covers two bytes 154 apart at positions 153, 307, 461, ...: looking at
+    # those alone (a 154th of the input) rules out almost every input at once.
+    if b"00" not in raw[153::154].translate(_DIGIT_MAP):
+        return False
+    return _LONG_RUN in raw.translate(_DIGIT_MAP)
 
 
 def beyond_double(obj: Any) -> int | None:
@@ -182,39 +184,45 @@ class Reading:
     (a JSON Pointer into the input, the raw value): lint reads it from the Fault's origin.
     """
 
-    __slots__ = (
-        "limits", "now", "status", "headers", "dialect", "body", "at", "wait", "delay", "no_retry", "notes",
-        "inferred", "seen", "size", "lenient",
-    )  # fmt: skip
+    # What most decodes leave as it is, as class attributes: one is set on the instance
+    # only when a decode has something to say (a Reading is made for every decode).
+    now: float | Callable[[], float] | None = None
+    status: int | None = None  # the status the wire gives (an HTTP status line, the caller's status=)
+    headers: Headers | None = None
+    body: str | None = None  # inside HTTP: the dialect the body was read as
+    at = ""  # the pointer of the body inside the input
+    wait: str | None = None  # the name of a wire signal that says wait
+    delay: int | None = None  # its delay in whole seconds, if it gave one
+    no_retry: str | None = None  # the name of a wire signal that forbids retrying
+    seen: list[tuple[str, str, Any]] | None = None
+    lenient = False  # lint reads a 2xx body as an error too, to say it should not be one
 
     def __init__(
         self,
         limits: Limits = DEFAULT_LIMITS,
+        size: int | None = None,
         *,
         now: float | Callable[[], float] | None = None,
         status: int | None = None,
         headers: Headers | None = None,
         dialect: str = "",
         trace: bool = False,
-        size: int | None = None,
     ) -> None:
         self.limits = limits
-        self.now = now
-        self.status = status  # the status the wire gives (an HTTP status line, the caller's status=)
-        self.headers = headers
         self.dialect = dialect  # what Origin.dialect says: the outermost dialect read
-        self.body: str | None = None  # inside HTTP: the dialect the body was read as
-        self.at = ""  # the pointer of the body inside the input
-        self.wait: str | None = None  # the name of a wire signal that says wait
-        self.delay: int | None = None  # its delay in whole seconds, if it gave one
-        self.no_retry: str | None = None  # the name of a wire signal that forbids retrying
         self.notes: list[str] = []
         self.inferred: list[str] = []  # fields errconv derived rather than read
-        self.seen: list[tuple[str, str, Any]] | None = [] if trace else None
         # The input's length, when known: no string read from it is longer, so the strings
         # of a short input need no check. Unknown (None): every string is checked.
         self.size = sys.maxsize if size is None else size
-        self.lenient = False  # lint reads a 2xx body as an error too, to say it should not be one
+        if now is not None:
+            self.now = now
+        if status is not None:
+            self.status = status
+        if headers is not None:
+            self.headers = headers
+        if trace:
+            self.seen = []
 
     def saw(self, what: str, pointer: str, raw: Any) -> None:
         """Record (when tracing) that `what` was read at `pointer` as `raw`."""
@@ -244,7 +252,8 @@ class Reading:
                 if fields.get(name) == "":
                     fields[name] = None
         if stated is not None:
-            step, source = STEP_ALIASES.get(stated, NextStep.GIVE_UP), "stated"  # a NextStep, or its word
+            # A NextStep, or its word (hashing an Enum member runs Python code: asked only for a word).
+            step, source = (stated if type(stated) is NextStep else STEP_ALIASES.get(stated, NextStep.GIVE_UP)), "stated"
         else:
             if not fields.get("param"):
                 for v in fields.get("violations", ()):
@@ -263,7 +272,7 @@ class Reading:
                 no_retry_hint=self.no_retry,
             )
             self.inferred.append("next_step")
-        if step is NextStep.WAIT and fields.get("retry_after_seconds") is None and self.delay is not None:
+        if self.delay is not None and step is _WAIT and fields.get("retry_after_seconds") is None:
             fields["retry_after_seconds"] = self.delay
         fields["next_step"] = step
         # In the dict, not beside it: Fault(origin=..., **fields) would copy the dict to merge them.
@@ -272,22 +281,35 @@ class Reading:
             fault = Fault(**fields)
         except TypeError as exc:  # a field of the wrong type slipped through: a bug, but never a crash
             raise DecodeError(f"cannot build a fault from {self.dialect}: {shorten(str(exc), 80)}") from None
-        return self.checked(fault)
+        limits = self.limits
+        if (fault.details and len(fault.details) > limits.max_details) or self.size > limits.max_string:
+            return self.checked(fault)
+        return fault
 
     def origin(self, source: str) -> Origin:
         """The Origin of the fault this reading makes, its next step `source`."""
-        return Origin(
-            dialect=self.dialect,
-            next_step=source,
-            notes=tuple(self.notes),
-            body=self.body,
-            inferred=tuple(dict.fromkeys(self.inferred)),
-            trace=tuple(self.seen) if self.seen is not None else (),
-        )
+        inferred = tuple(dict.fromkeys(self.inferred)) if self.inferred else ()
+        if self.notes or self.seen is not None:
+            return Origin(
+                dialect=self.dialect,
+                next_step=source,
+                notes=tuple(self.notes),
+                body=self.body,
+                inferred=inferred,
+                trace=tuple(self.seen) if self.seen is not None else (),
+            )
+        # The rest are the same few again and again, and an Origin is immutable: shared.
+        key = (self.dialect, source, self.body, inferred)
+        found = _ORIGINS.get(key)
+        if found is None:
+            found = Origin(dialect=self.dialect, next_step=source, body=self.body, inferred=inferred)
+            if len(_ORIGINS) < 1024:  # the ladder's phrases may quote a header: bounded
+                _ORIGINS[key] = found
+        return found
 
     def checked(self, fault: Fault) -> Fault:
         """`fault`, once it is within the limits (DecodeError otherwise)."""
-        if len(fault.details) > self.limits.max_details:
+        if fault.details and len(fault.details) > self.limits.max_details:
             # Whatever the dialect: a Status's container may hold four more (the codecs check
             # that before parsing), but no fault holds more details than any dialect reads back.
             raise DecodeError(
@@ -296,6 +318,10 @@ class Reading:
         if self.size > self.limits.max_string:  # no decoded string is longer than its input
             check_strings(fault, self.limits.max_string)
         return fault
+
+
+_ORIGINS: dict[tuple[Any, ...], Origin] = {}
+_WAIT = NextStep.WAIT
 
 
 def check_strings(fault: Fault, limit: int) -> None:

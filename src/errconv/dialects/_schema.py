@@ -28,7 +28,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import msgspec
 from google.protobuf import struct_pb2
@@ -39,6 +39,7 @@ from .._errors import DecodeError, shorten
 from .._proto.errconv.v1 import problem_pb2 as _problem_pb2
 from .._limits import Limits
 from .. import details as _d
+from ._common import beyond_double
 from ..details import RawDetail, Wire
 
 __all__ = [
@@ -122,6 +123,8 @@ def int64_value(value: Any, name: str) -> int:
 
 def parse_duration(text: Any) -> int:
     """Nanoseconds in a proto3 JSON Duration ("30s", "2.463586755s")."""
+    if type(text) is str and len(text) < 12 and text[-1:] == "s" and text[:-1].isdigit() and text.isascii():
+        return int(text[:-1]) * _NANOS  # whole seconds, as most delays are (and within range)
     if not isinstance(text, str) or not text.endswith("s") or len(text) > 32:
         raise Mismatch("duration")
     whole, _, frac = text[:-1].partition(".")
@@ -379,6 +382,68 @@ _PB_WRITE = {
 }
 
 
+# The proto3 JSON wire form of each kind, for msgspec to decode the usual shape in C
+# (a member of another JSON type, null, an unknown or snake_case member, sends the body
+# the general way, through the readers above).
+def _wire_type(spec: _Spec, wires: dict[type, Any]) -> tuple[Any, Any]:
+    """The msgspec type and default of a field on the wire."""
+    kind = spec.kind
+    if kind == "string":
+        return str, ""
+    if kind == "bool":
+        return bool, False
+    if kind == "int32":
+        return int, 0
+    if kind == "int64":  # a JSON string, or a number
+        return (int | float | str | None, None) if spec.optional else (int | float | str, 0)
+    if kind == "duration":
+        return str | None, None
+    if kind == "map":
+        return dict[str, str], msgspec.field(default_factory=dict)
+    if kind == "struct":
+        return dict[str, Any], msgspec.field(default_factory=dict)
+    if kind == "strings":
+        return list[str], msgspec.field(default_factory=list)
+    if kind == "values":
+        return list[Any], msgspec.field(default_factory=list)
+    nested: Any = wires.get(spec.nested)  # type: ignore[arg-type]
+    if kind == "messages":
+        return list[nested], msgspec.field(default_factory=list)
+    return nested | None, None  # message
+
+
+# Lines of the converters from a wire Struct to the model's, by kind (`v` the wire value).
+_WIRE_READ = {
+    "int32": ["if not -_INT32 <= v < _INT32: raise Mismatch({camel!r})", "a = v"],
+    "int64": ["a = v if v is None or type(v) is int and _INT64_MIN <= v <= _INT64_MAX else int64_value(v, {camel!r})"],
+    "duration": ["a = 0 if v is None else parse_duration(v)"],
+    "struct": ["if v: check_depth(v, limits.max_depth); beyond(v)", "a = v"],
+    "strings": ["a = tuple(v)"],
+    "values": ["if v: check_depth(v, limits.max_depth); beyond(v)", "a = tuple(v)"],
+    "messages": ["a = tuple([{reader}(x, limits) for x in counted(v, limits, {what!r})]) if v else ()"],
+    "message": ["a = None if v is None else {reader}(v, limits)"],
+}
+
+
+def _wire_source(cls: type, specs: tuple[_Spec, ...], names: dict[type, str]) -> str:
+    me = names[cls]
+    lines = [f"def wire_read_{me}(w, limits):"]
+    for s in specs:
+        what = f"{s.proto.replace('_', ' ')} of {cls.__name__}"
+        sub = {"camel": s.camel, "what": what, "reader": f"wire_read_{names[s.nested]}" if s.nested else ""}
+        lines.append(f"    v = w.{s.attr}")
+        lines += ["    " + line.format(**sub) for line in _WIRE_READ.get(s.kind, ["a = v"])]
+        lines.append(f"    {s.attr}_ = a")
+    lines.append(f"    return {cls.__name__}({', '.join(f'{s.attr}={s.attr}_' for s in specs)})")
+    return "\n".join(lines) + "\n"
+
+
+def _beyond(value: Any) -> None:
+    # msgspec reads a 4000-digit integer exactly; the general way names it (read_json).
+    if beyond_double(value) is not None:
+        raise Mismatch("number")
+
+
 @dataclass
 class _Codec:
     cls: type
@@ -388,6 +453,8 @@ class _Codec:
     to_json: Callable[[Any, dict[str, Any]], None]  # adds the members to an entry holding "@type"
     from_pb: Callable[[Any, Limits], Any]
     to_pb: Callable[[Any], bytes]
+    wire: Any  # the msgspec Struct of its proto3 JSON, tagged by "@type"
+    from_wire: Callable[[Any, Limits], Any]
 
 
 def _source(cls: type, specs: tuple[_Spec, ...], names: dict[type, str], pb_class: bool, deterministic: bool) -> str:
@@ -486,7 +553,20 @@ def _build(types_: dict[str, tuple[type, Any]]) -> tuple[dict[str, _Codec], dict
         "_set_value": _set_value,
     }
     top = {cls for cls, _ in types_.values()}
+    urls = {cls: TYPE_PREFIX + full for full, (cls, _) in types_.items()}
+    wires: dict[type, Any] = {}
+    for cls in classes:  # innermost first: a message field names its wire Struct
+        specs = _specs(cls)
+        fields = [(s.attr, *_wire_type(s, wires)) for s in specs]
+        options: dict[str, Any] = {"rename": {s.attr: s.camel for s in specs}, "forbid_unknown_fields": True}
+        if cls in urls:
+            options.update(tag_field="@type", tag=urls[cls])
+        wires[cls] = msgspec.defstruct(f"Wire{cls.__name__}", fields, **options)
+    namespace.update(
+        _INT64_MIN=_INT64_MIN, _INT64_MAX=_INT64_MAX, beyond=_beyond, **{f"Wire_{names[c]}": w for c, w in wires.items()}
+    )
     source = "\n".join(_source(cls, _specs(cls), names, cls in top, _has_map(cls)) for cls in classes)
+    source += "\n" + "\n".join(_wire_source(cls, _specs(cls), names) for cls in classes)
     exec(compile(source, "<errconv detail codecs>", "exec"), namespace)  # noqa: S102 - our own source, built above
     out = {}
     for full, (cls, pb) in types_.items():
@@ -499,6 +579,8 @@ def _build(types_: dict[str, tuple[type, Any]]) -> tuple[dict[str, _Codec], dict
             to_json=namespace[f"json_write_{me}"],
             from_pb=namespace[f"pb_read_{me}"],
             to_pb=namespace[f"pb_write_{me}"],
+            wire=wires[cls],
+            from_wire=namespace[f"wire_read_{me}"],
         )
     return out, {cls: namespace[f"json_members_{names[cls]}"] for cls in classes}
 
@@ -522,8 +604,40 @@ def _check(item: Any) -> Any:
     return item
 
 
+def _checked(read: Callable[[Any, Limits], Any]) -> Callable[[Any, Limits], Any]:
+    def checked_read(value: Any, limits: Limits) -> Any:
+        return _check(read(value, limits))
+
+    return checked_read
+
+
 def _codec_for(type_url: str) -> _Codec | None:
     return _BY_URL.get(type_url) or _CODECS.get(type_name(type_url))
+
+
+# The JSON reader of each type under its usual URL, for the one lookup most details take.
+_JSON_READ_URL = {
+    codec.url: _checked(codec.from_json) if codec.cls is ProblemInfo else codec.from_json for codec in _CODECS.values()
+}
+
+
+# The union a typed decode reads a `details` entry into: any known type under its usual URL.
+if TYPE_CHECKING:
+    WireDetail: TypeAlias = Any
+else:
+    WireDetail = Union[tuple(codec.wire for codec in _CODECS.values())]
+_FROM_WIRE = {
+    codec.wire: _checked(codec.from_wire) if codec.cls is ProblemInfo else codec.from_wire for codec in _CODECS.values()
+}
+
+
+def typed_items(wire: list[Any], limits: Limits) -> list[Item] | None:
+    """The model's details from a typed decode's, or None where the general readers must
+    read them (a value of no type, past a range)."""
+    try:
+        return [_FROM_WIRE[type(w)](w, limits) for w in wire]
+    except Mismatch:
+        return None
 
 
 # --------------------------------------------------------------------------- one detail
@@ -531,6 +645,18 @@ def _codec_for(type_url: str) -> _Codec | None:
 
 def item_from_json(value: Any, limits: Limits) -> Item:
     """One entry of a JSON `details` array."""
+    if type(value) is dict and "@bytes" not in value:
+        type_url = value.get("@type")
+        read = _JSON_READ_URL.get(type_url) if type(type_url) is str else None
+        if read is not None:  # a known type under its usual URL: most details
+            try:
+                return read(value, limits)  # type: ignore[no-any-return]
+            except Mismatch:
+                pass  # kept whole below, as it came
+    return _item_from_json(value, limits)
+
+
+def _item_from_json(value: Any, limits: Limits) -> Item:
     if not isinstance(value, dict):
         raise DecodeError(f"a details entry must be a JSON object with \"@type\", got {shorten(value)}")
     type_url = value.get("@type", "")  # a detail without "@type" is kept, untyped, as it came

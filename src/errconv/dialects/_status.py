@@ -189,18 +189,19 @@ def status_items_json(fault: Fault, *, keep_debug: bool = True) -> tuple[str, li
 
 # --------------------------------------------------------------------------- Status -> Fault
 
-_NO_PROBLEM = ProblemInfo()
-
-
 def fields_from_status(
     grpc_code: int, message: str, items: list[Item], *, http_status: int | None = None
 ) -> tuple[dict[str, Any], NextStep | None, str | None]:
-    """Fault fields from a Status's parts, the stated next step, and the RetryInfo hint."""
+    """Fault fields from a Status's parts, the stated next step, and the RetryInfo hint.
+
+    Only the fields the Status says anything about are in the dict (the Fault's
+    defaults are the rest).
+    """
     error_info: ErrorInfo | None = None
     retry: RetryInfo | None = None
     bad_request: BadRequest | None = None
-    problem = _NO_PROBLEM
-    details = []
+    problem: ProblemInfo | None = None
+    details: list[Item] = []
     for item in items:
         # The detail classes are final, so the class itself says which home an item has.
         kind = type(item)
@@ -215,37 +216,55 @@ def fields_from_status(
         else:
             details.append(item)
 
-    fields: dict[str, Any] = {
-        "grpc_code": grpc_code,
-        "status": problem.http_status or http_status or http_for_code(grpc_code),
-        "type": problem.type or None,
-        "instance": problem.instance or None,
-        "alternatives": problem.alternatives,
-        "alternatives_truncated": problem.alternatives_truncated,
-        "extensions": problem.extensions or {},  # a dict of its own: _NO_PROBLEM's is shared
-        "details": tuple(details),
-    }
+    fields: dict[str, Any] = {"grpc_code": grpc_code}
+    if details:
+        fields["details"] = tuple(details)
+    if problem is not None:
+        fields["status"] = problem.http_status or http_status or http_for_code(grpc_code)
+        if problem.type:
+            fields["type"] = problem.type
+        if problem.instance:
+            fields["instance"] = problem.instance
+        if problem.alternatives:
+            fields["alternatives"] = problem.alternatives
+        if problem.alternatives_truncated:
+            fields["alternatives_truncated"] = True
+        if problem.extensions:
+            fields["extensions"] = problem.extensions
+        if problem.title:
+            fields["title"] = problem.title
+        message_is_title = problem.message_is_title
+    else:
+        fields["status"] = http_status or http_for_code(grpc_code)
+        message_is_title = False
     stated: NextStep | None = None
     if error_info is not None:
-        metadata = dict(error_info.metadata)
-        step = metadata.pop("next_step", None)
-        if step is not None and step in STEP_ALIASES:
-            stated = STEP_ALIASES[step]
-        # An unreadable step is dropped, not kept in metadata: the encoder writes the
-        # fault's own next_step under that key, so it could never come back.
-        for key in ("param", "blocked_by", "unblock_with"):
-            if key in metadata:
-                fields[key] = metadata.pop(key)
-        fields["metadata"] = metadata
-        fields["domain"] = error_info.domain or None
-        if problem.code:
+        metadata = error_info.metadata
+        if metadata and not _RESERVED_KEYS.isdisjoint(metadata):
+            metadata = dict(metadata)
+            step = metadata.pop("next_step", None)
+            if step is not None and step in STEP_ALIASES:
+                stated = STEP_ALIASES[step]
+            # An unreadable step is dropped, not kept in metadata: the encoder writes the
+            # fault's own next_step under that key, so it could never come back.
+            for key in ("param", "blocked_by", "unblock_with"):
+                if key in metadata:
+                    fields[key] = metadata.pop(key)
+        if metadata:
+            fields["metadata"] = metadata
+        if error_info.domain:
+            fields["domain"] = error_info.domain
+        if problem is not None and problem.code:
             fields["code"] = problem.code
-        elif not problem.reason_synthesized:
-            fields["code"] = code_from_reason(error_info.reason)
+        elif problem is None or not problem.reason_synthesized:
+            code = code_from_reason(error_info.reason)
+            if code is not None:
+                fields["code"] = code
     if message:
-        fields["title" if problem.message_is_title else "detail"] = message
-    if problem.title:
-        fields["title"] = problem.title
+        if message_is_title and "title" not in fields:
+            fields["title"] = message
+        elif not message_is_title:
+            fields["detail"] = message
     wait_hint = None
     if retry is not None:
         fields["retry_after_seconds"] = seconds_from_nanos(retry.retry_delay_nanos)
@@ -261,6 +280,9 @@ def fields_from_status(
             for v in bad_request.field_violations
         )
     return fields, stated, wait_hint
+
+
+_RESERVED_KEYS = frozenset(("next_step", "param", "blocked_by", "unblock_with"))
 
 
 # --------------------------------------------------------------------------- outer boundaries

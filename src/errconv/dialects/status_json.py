@@ -65,7 +65,7 @@ class StatusJson(Dialect):
         fields["status"] = reading.http_status_wins(fields["status"])
         if unknown:
             check_depth(unknown, reading.limits.max_depth)
-            fields["extensions"] = {**unknown, **fields["extensions"]}
+            fields["extensions"] = {**unknown, **fields["extensions"]} if "extensions" in fields else unknown
         if reading.seen is not None:
             reading.saw("body", "", "status")
             if message:

@@ -139,8 +139,21 @@ def decode(
     >>> decode(b"upstream overloaded", status=503).next_step
     <NextStep.WAIT: 'wait'>
     """
-    name = dialect or "detected"
     try:
+        if type(data) is bytes and dialect is not None and status is None and now is None and not trace:
+            # The usual call, bytes in a named dialect: straight there.
+            codec = get(dialect)
+            if len(data) > limits.max_bytes:
+                raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+            reading = Reading(limits, len(data))
+            if data.count(b"{") + data.count(b"[") < limits.max_depth:
+                reading.deep = False
+            reading.dialect = codec.name
+            if codec.form != "json":
+                return codec.decode(data, reading)
+            if codec.schema is None:
+                return codec.decode(read_json(data, limits, f"the {codec.name} body"), reading)
+            return decode_json(codec, reading, raw=data)
         return _decode(data, dialect, status, limits, now, trace)
     except DecodeError:
         raise
@@ -150,6 +163,7 @@ def decode(
         # net off to see such bugs (and fix them) instead.
         if not _SAFETY_NET:
             raise
+        name = dialect or "detected"
         if isinstance(exc, (RecursionError, MemoryError)):
             raise DecodeError(f"the {name} input is too deeply nested or too large to read") from None
         raise DecodeError(f"cannot read the input as {name}: {type(exc).__name__}: {shorten(str(exc), 80)}") from None
@@ -164,19 +178,35 @@ def _decode(
     trace: bool,
     lenient: bool = False,
 ) -> Fault:
-    codec = None if dialect is None else get(dialect)
+    if type(data) is bytes and dialect is not None and status is None and not lenient:
+        # The usual call, as bytes in a named dialect: straight there.
+        codec = get(dialect)
+        if len(data) > limits.max_bytes:
+            raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+        reading = Reading(limits, len(data)) if now is None and not trace else Reading(limits, len(data), now=now, trace=trace)
+        if data.count(b"{") + data.count(b"[") < limits.max_depth:
+            reading.deep = False
+        reading.dialect = codec.name
+        if codec.form != "json":
+            return codec.decode(data, reading)
+        if codec.schema is None:
+            return codec.decode(read_json(data, limits, f"the {codec.name} body"), reading)
+        return decode_json(codec, reading, raw=data)
+    named = None if dialect is None else get(dialect)
     inp = _Input(data, limits)
     reading = Reading(limits, len(data) if type(data) is bytes else inp.size, now=now, trace=trace)
+    raw = inp.raw
+    if type(raw) is bytes and raw.count(b"{") + raw.count(b"[") < limits.max_depth:
+        reading.deep = False
     if lenient:
         reading.lenient = True
     if status is not None:
         if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
             raise DecodeError(f"status must be an HTTP status from 100 to 599, got {shorten(status)}")
-        if codec is None or codec.form == "json":
-            return _bare_body(inp, codec, status, reading)
+        if named is None or named.form == "json":
+            return _bare_body(inp, named, status, reading)
         reading.status = status
-    if codec is None:
-        codec = _detected(inp)
+    codec = named if named is not None else _detected(inp)
     reading.dialect = codec.name
     if codec.form == "json":
         if inp.json is not _NO_JSON:  # parsed already, to detect the dialect
@@ -223,8 +253,14 @@ def _encode(codec: Dialect, fault: Fault, limits: Limits, keep_debug: bool | Non
     if not codec.encodes:
         writers = ", ".join(name for name in _registry.names() if get(name).encodes)
         raise UnknownDialectError(f"{codec.name} is read, not written; errconv writes: {writers}")
-    keep = (codec.form != "http") if keep_debug is None else keep_debug
-    return codec.encode(fault, Writing(limits, keep_debug=keep, in_http=codec.form == "http"))
+    in_http = codec.form == "http"
+    keep = not in_http if keep_debug is None else keep_debug
+    if limits is DEFAULT_LIMITS:  # a Writing is read, never changed: the usual two are shared
+        return codec.encode(fault, _WRITINGS[keep, in_http])
+    return codec.encode(fault, Writing(limits, keep_debug=keep, in_http=in_http))
+
+
+_WRITINGS = {(keep, in_http): Writing(DEFAULT_LIMITS, keep_debug=keep, in_http=in_http) for keep in (True, False) for in_http in (True, False)}
 
 
 def convert(

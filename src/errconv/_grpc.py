@@ -449,7 +449,7 @@ def read(code: Any, details: str | bytes | None, trailing_metadata: Any, reading
 
     number = _code_number(code)
     if code is None:
-        reading.notes.append("no grpc-status; UNKNOWN assumed")
+        reading.notes += ("no grpc-status; UNKNOWN assumed",)
         grpc_code = 2
     else:
         grpc_code = number if number is not None and 0 <= number <= 16 else 2
@@ -482,13 +482,13 @@ def read(code: Any, details: str | bytes | None, trailing_metadata: Any, reading
         except DecodeError as exc:
             if strict:
                 raise
-            reading.notes.append(f"{DETAILS_KEY} ignored: {exc}")
+            reading.notes += (f"{DETAILS_KEY} ignored: {exc}",)
             status, blob = status_pb2.Status(code=grpc_code, message=message or ""), None
         if status.code != grpc_code:
-            reading.notes.append(f"grpc-status {grpc_code} differs from the Status code {status.code}; grpc-status wins")
+            reading.notes += (f"grpc-status {grpc_code} differs from the Status code {status.code}; grpc-status wins",)
             reading.saw("status", "/grpc-status", grpc_code)
         if message is not None and message != status.message:
-            reading.notes.append("grpc-message differs from the Status message; grpc-message wins")
+            reading.notes += ("grpc-message differs from the Status message; grpc-message wins",)
     return from_message(status, reading, grpc_code=grpc_code, message=message, at=f"/{DETAILS_KEY}", traced=blob is not None)
 
 

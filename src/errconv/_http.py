@@ -35,7 +35,7 @@ from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
-from .dialects import Dialect, HttpInfo, body_dialects, get
+from .dialects import Dialect, HttpInfo, body_dialects, by_media, get
 from .dialects._base import decode_json
 from .dialects._common import Headers, Reading, Writing, read_json, valid_code, write_json
 from .dialects._status import without_debug
@@ -196,12 +196,15 @@ def _signals(headers: Headers, reading: Reading) -> None:
     should_retry = (headers.get("stripe-should-retry") or "").strip().lower()
     retry_after = headers.get("retry-after")
     if retry_after is not None:
-        seconds = parse_retry_after(retry_after, now=current)  # calls current() for a date only
+        if retry_after.isdigit() and retry_after.isascii() and len(retry_after) <= 12:  # delay-seconds, as most say
+            seconds: int | None = min(int(retry_after), MAX_RETRY_AFTER_SECONDS)
+        else:
+            seconds = parse_retry_after(retry_after, now=current)  # calls current() for a date only
         reading.saw("delay:Retry-After", "/headers/retry-after", (retry_after, seconds))
         if seconds is not None:
             reading.wait, reading.delay = "Retry-After", seconds
         else:
-            reading.notes.append(f"unreadable Retry-After {shorten(retry_after)} ignored")
+            reading.notes += (f"unreadable Retry-After {shorten(retry_after)} ignored",)
     if reading.wait is None:
         remaining = headers.get("x-ratelimit-remaining")
         reset = headers.get("x-ratelimit-reset")
@@ -242,11 +245,11 @@ def _vague(status: int, body: bytes, media_type: str, reading: Reading, what: st
     if len(detail) > _MAX_VAGUE_DETAIL:
         detail = detail[: _MAX_VAGUE_DETAIL - 1] + "…"
     reading.body = what
-    reading.inferred.append("grpc_code")
+    reading.inferred += ("grpc_code",)
     if what == "unrecognised":
-        reading.notes.append("no dialect recognises the body; classified from the status and headers")
+        reading.notes += ("no dialect recognises the body; classified from the status and headers",)
     else:
-        reading.notes.append("the body states nothing machine-readable; classified from the status and headers")
+        reading.notes += ("the body states nothing machine-readable; classified from the status and headers",)
     reading.saw("body", "/body" if reading.dialect == "http" else "", "vague")
     if detail:
         reading.saw("text", "/body" if reading.dialect == "http" else "", detail)
@@ -255,6 +258,7 @@ def _vague(status: int, body: bytes, media_type: str, reading: Reading, what: st
 
 
 _UNPARSED: Any = object()
+_GENERIC = frozenset(("application/json", "text/plain", "text/html", ""))
 
 
 def read_body(
@@ -265,6 +269,19 @@ def read_body(
     the caller gave."""
     media = http.media_type
     value = parsed
+    if body is not None and media not in _GENERIC:
+        named = by_media(media)
+        if named is not None and named.form == "json" and (http.status is None or http.status >= 400 or named.errors_on_success):
+            stripped = body.strip()
+            if stripped[:1] == b"{":
+                # The media type names the dialect: read straight into its schema (the
+                # body is parsed as JSON values only if its shape is not the usual one).
+                if bare:
+                    reading.dialect = named.name
+                else:
+                    reading.body = named.name
+                    reading.at = "/body"
+                return decode_json(named, reading, raw=stripped)
     if body is not None:
         try:
             body.decode("utf-8")
@@ -525,7 +542,7 @@ def decode_message(data: Any, reading: Reading) -> Fault:
             raise DecodeError("the response text holds a lone surrogate; give the response as bytes") from None
     if not isinstance(data, (bytes, bytearray)):
         raise DecodeError(f"http takes the response as bytes, got {type(data).__name__}")
-    resp = parse_response(bytes(data), reading.limits)
+    resp = parse_response(data if type(data) is bytes else bytes(data), reading.limits)
     return read(resp.status, resp.headers, resp.body, reading)
 
 

@@ -106,6 +106,7 @@ def _add(dialect: Dialect) -> None:
         _http[http.name] = http
     _reserved = _ranked = None
     _forms.clear()
+    _media.clear()
 
 
 def register_dialect(dialect: Dialect | type[Dialect], *, replace: bool = False) -> Dialect:
@@ -146,6 +147,7 @@ def unregister_dialect(name: str) -> None:
         _http.pop(f"http+{name}", None)
         _reserved = _ranked = None
         _forms.clear()
+        _media.clear()
 
 
 def registered() -> tuple[Dialect, ...]:
@@ -167,6 +169,7 @@ def ranked() -> tuple[Dialect, ...]:
         order = {name: i for i, name in enumerate(PRECEDENCE)}
         found = _ranked = tuple(sorted(_ensure().values(), key=lambda d: order.get(d.name, len(order))))
         _forms.clear()
+        _media.clear()
     return found
 
 
@@ -178,12 +181,12 @@ def body_dialects() -> tuple[Dialect, ...]:
 
 def get(name: str) -> Dialect:
     """The dialect called `name`; UnknownDialectError with the closest names otherwise."""
-    dialects = _ensure()
-    found = dialects.get(name) if isinstance(name, str) else None
-    if found is None and isinstance(name, str):
-        found = _http.get(name)
-    if found is not None:
-        return found
+    if not _loaded:
+        _load()
+    try:
+        return _dialects.get(name) or _http[name]
+    except (KeyError, TypeError):
+        pass
     known = names()
     close = difflib.get_close_matches(str(name), known, n=2)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
@@ -225,6 +228,28 @@ def by_form(form: str) -> tuple[Dialect, ...]:
 
 
 _forms: dict[str, tuple[Dialect, ...]] = {}
+_GENERIC_MEDIA = frozenset(("application/json", "text/plain", "text/html", ""))
+
+
+def by_media(media: str) -> Dialect | None:
+    """The body dialect a specific media type names (`application/problem+json`), the
+    first in precedence order; None for a generic one (`application/json`), which many
+    dialects share."""
+    if media in _GENERIC_MEDIA:
+        return None
+    if not _loaded:
+        _load()
+    index = _media
+    if not index:
+        for dialect in by_form("body"):
+            for name in (dialect.media_type, *dialect.media_types):
+                if name not in _GENERIC_MEDIA:
+                    index.setdefault(name, dialect)  # type: ignore[arg-type]
+        index[""] = None  # built
+    return index.get(media)
+
+
+_media: dict[str, Dialect | None] = {}
 
 
 def no_dialect(value: Any) -> DecodeError:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import msgspec
 
 from .._errors import DecodeError
 from .._fault import Fault
-from ._common import Headers, Reading, Writing, read_json
+from ._common import Headers, Reading, Writing, has_long_digit_run, read_json
 
-__all__ = ["CERTAIN", "Dialect", "HttpInfo", "LIKELY", "STRONG", "WEAK", "decode_json"]
+__all__ = ["CERTAIN", "Dialect", "HttpInfo", "LIKELY", "STRONG", "WEAK", "decode_json", "liberal"]
 
 # How strongly `recognise` claims a body. The strongest claim wins; among equal claims
 # the dialect registered first does (the built-in order is the precedence list of
@@ -127,7 +128,8 @@ def decode_json(dialect: Dialect, reading: Reading, raw: bytes | None = None, va
     The body is parsed once either way but for an odd shape read from bytes (tried as
     the schema first)."""
     schema = dialect.schema
-    if schema is not None:
+    if schema is not None and (value is not _UNSET or len(raw) <= 308 or not has_long_digit_run(raw)):  # type: ignore[arg-type]
+        # (A 309-digit number is for the general way to name: read_json does.)
         try:
             if value is _UNSET:
                 decoder = _DECODERS.get(schema)
@@ -145,3 +147,62 @@ def decode_json(dialect: Dialect, reading: Reading, raw: bytes | None = None, va
     if value is _UNSET:
         value = read_json(raw, reading.limits, f"the {dialect.name} body")  # type: ignore[arg-type]
     return dialect.decode(value, reading)
+
+
+# --------------------------------------------------------------------------- the general way
+
+
+def liberal(
+    obj: dict[str, Any], schema: Any, hooks: dict[str, Callable[[Any], Any]] | None = None
+) -> tuple[Any, set[str]]:
+    """`obj` (a JSON object) read as `schema` member by member, the general way for a
+    body whose shape the schema cannot take whole: each member of the type its field
+    says is read; one of another type (null included) or unknown is left, as RFC 9457
+    section 3.1 asks, for the caller to keep as an extension. `hooks` read a field their
+    own way (a details list), giving UNSET to leave it. Returns the schema's instance and
+    the names of the members read into it."""
+    fields = _fields_of(schema)
+    kwargs: dict[str, Any] = {}
+    taken: set[str] = set()
+    for name, value in obj.items():
+        found = fields.get(name)
+        if found is None:
+            continue
+        attr, fast, box = found
+        if hooks is not None and attr in hooks:
+            value = hooks[attr](value)
+            if value is msgspec.UNSET:
+                continue
+        elif fast is not None:
+            if not fast(value):
+                continue
+        else:
+            try:
+                value = msgspec.convert({"v": value}, box).v
+            except msgspec.ValidationError:
+                continue
+        kwargs[attr] = value
+        taken.add(name)
+    return schema(**kwargs), taken
+
+
+# The field types most schemas use, checked in Python: msgspec.convert is for the rest.
+_FAST: dict[Any, Callable[[Any], bool]] = {
+    str | msgspec.UnsetType: lambda v: type(v) is str,
+    bool | msgspec.UnsetType: lambda v: v is True or v is False,
+    int | float | msgspec.UnsetType: lambda v: type(v) is int or type(v) is float,
+}
+_FIELDS: dict[Any, dict[str, tuple[str, Callable[[Any], bool] | None, Any]]] = {}
+
+
+def _fields_of(schema: Any) -> dict[str, tuple[str, Callable[[Any], bool] | None, Any]]:
+    """encode name -> (attribute, a check in Python or None, a one-field Struct for
+    msgspec to check a value with)."""
+    found = _FIELDS.get(schema)
+    if found is None:
+        found = {
+            f.encode_name: (f.name, _FAST.get(f.type), msgspec.defstruct(f"{schema.__name__}_{f.name}", [("v", f.type)]))
+            for f in msgspec.structs.fields(schema)
+        }
+        _FIELDS[schema] = found
+    return found

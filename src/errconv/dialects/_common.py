@@ -184,18 +184,10 @@ class Reading:
     (a JSON Pointer into the input, the raw value): lint reads it from the Fault's origin.
     """
 
-    # What most decodes leave as it is, as class attributes: one is set on the instance
-    # only when a decode has something to say (a Reading is made for every decode).
-    now: float | Callable[[], float] | None = None
-    status: int | None = None  # the status the wire gives (an HTTP status line, the caller's status=)
-    headers: Headers | None = None
-    body: str | None = None  # inside HTTP: the dialect the body was read as
-    at = ""  # the pointer of the body inside the input
-    wait: str | None = None  # the name of a wire signal that says wait
-    delay: int | None = None  # its delay in whole seconds, if it gave one
-    no_retry: str | None = None  # the name of a wire signal that forbids retrying
-    seen: list[tuple[str, str, Any]] | None = None
-    lenient = False  # lint reads a 2xx body as an error too, to say it should not be one
+    __slots__ = (
+        "limits", "dialect", "size", "now", "status", "headers", "body", "at", "wait", "delay", "no_retry", "seen",
+        "notes", "inferred", "lenient", "deep",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -210,19 +202,25 @@ class Reading:
     ) -> None:
         self.limits = limits
         self.dialect = dialect  # what Origin.dialect says: the outermost dialect read
-        self.notes: list[str] = []
-        self.inferred: list[str] = []  # fields errconv derived rather than read
         # The input's length, when known: no string read from it is longer, so the strings
         # of a short input need no check. Unknown (None): every string is checked.
         self.size = sys.maxsize if size is None else size
-        if now is not None:
-            self.now = now
-        if status is not None:
-            self.status = status
-        if headers is not None:
-            self.headers = headers
-        if trace:
-            self.seen = []
+        self.now = now
+        self.status = status  # the status the wire gives (an HTTP status line, the caller's status=)
+        self.headers = headers
+        self.body: str | None = None  # inside HTTP: the dialect the body was read as
+        self.at = ""  # the pointer of the body inside the input
+        self.wait: str | None = None  # the name of a wire signal that says wait
+        self.delay: int | None = None  # its delay in whole seconds, if it gave one
+        self.no_retry: str | None = None  # the name of a wire signal that forbids retrying
+        self.seen: list[tuple[str, str, Any]] | None = [] if trace else None
+        # Added to with +=: a tuple until something is added, so most decodes make none.
+        self.notes: tuple[str, ...] = ()
+        self.inferred: tuple[str, ...] = ()  # fields errconv derived rather than read
+        self.lenient = False  # lint reads a 2xx body as an error too, to say it should not be one
+        # Whether a JSON value read may nest past Limits.max_depth: not when the input holds
+        # fewer brackets than that (counted once, in C), which spares walking every value.
+        self.deep = True
 
     def saw(self, what: str, pointer: str, raw: Any) -> None:
         """Record (when tracing) that `what` was read at `pointer` as `raw`."""
@@ -236,7 +234,7 @@ class Reading:
         if self.status is None:
             return body_status
         if body_status is not None and body_status != self.status:
-            self.notes.append(f"body status {body_status} differs from HTTP status {self.status}; HTTP wins")
+            self.notes += (f"body status {body_status} differs from HTTP status {self.status}; HTTP wins",)
         return self.status
 
     def finish(self, fields: dict[str, Any], stated: NextStep | str | None, body_wait: str | None = None) -> Fault:
@@ -251,15 +249,18 @@ class Reading:
             for name in _OPTIONAL_TEXT:
                 if fields.get(name) == "":
                     fields[name] = None
+        if "type" in fields and fields["type"] == "about:blank":
+            del fields["type"]  # RFC 9457 4.2.1: what an absent type means, whatever carried it
         if stated is not None:
             # A NextStep, or its word (hashing an Enum member runs Python code: asked only for a word).
-            step, source = (stated if type(stated) is NextStep else STEP_ALIASES.get(stated, NextStep.GIVE_UP)), "stated"
+            step = stated if type(stated) is NextStep else STEP_ALIASES.get(stated, NextStep.GIVE_UP)
+            source = "stated"
         else:
-            if not fields.get("param"):
-                for v in fields.get("violations", ()):
+            if "param" not in fields and "violations" in fields:
+                for v in fields["violations"]:
                     if v.field:
                         fields["param"] = v.field
-                        self.inferred.append("param")
+                        self.inferred += ("param",)
                         break
             wait_hint = self.wait or body_wait
             if wait_hint is None and fields.get("retry_after_seconds") is not None:
@@ -271,41 +272,40 @@ class Reading:
                 wait_hint=wait_hint,
                 no_retry_hint=self.no_retry,
             )
-            self.inferred.append("next_step")
+            self.inferred += ("next_step",)
         if self.delay is not None and step is _WAIT and fields.get("retry_after_seconds") is None:
             fields["retry_after_seconds"] = self.delay
         fields["next_step"] = step
         # In the dict, not beside it: Fault(origin=..., **fields) would copy the dict to merge them.
-        fields["origin"] = self.origin(source)
+        inferred = self.inferred
+        fields["origin"] = Origin(
+            dialect=self.dialect,
+            next_step=source,
+            notes=self.notes,
+            body=self.body,
+            inferred=inferred if len(inferred) < 2 else tuple(dict.fromkeys(inferred)),
+            trace=() if self.seen is None else tuple(self.seen),
+        )
         try:
             fault = Fault(**fields)
         except TypeError as exc:  # a field of the wrong type slipped through: a bug, but never a crash
             raise DecodeError(f"cannot build a fault from {self.dialect}: {shorten(str(exc), 80)}") from None
         limits = self.limits
-        if (fault.details and len(fault.details) > limits.max_details) or self.size > limits.max_string:
+        if self.size > limits.max_string or (fault.details and len(fault.details) > limits.max_details):
             return self.checked(fault)
         return fault
 
     def origin(self, source: str) -> Origin:
         """The Origin of the fault this reading makes, its next step `source`."""
-        inferred = tuple(dict.fromkeys(self.inferred)) if self.inferred else ()
-        if self.notes or self.seen is not None:
-            return Origin(
-                dialect=self.dialect,
-                next_step=source,
-                notes=tuple(self.notes),
-                body=self.body,
-                inferred=inferred,
-                trace=tuple(self.seen) if self.seen is not None else (),
-            )
-        # The rest are the same few again and again, and an Origin is immutable: shared.
-        key = (self.dialect, source, self.body, inferred)
-        found = _ORIGINS.get(key)
-        if found is None:
-            found = Origin(dialect=self.dialect, next_step=source, body=self.body, inferred=inferred)
-            if len(_ORIGINS) < 1024:  # the ladder's phrases may quote a header: bounded
-                _ORIGINS[key] = found
-        return found
+        inferred = self.inferred
+        return Origin(
+            dialect=self.dialect,
+            next_step=source,
+            notes=self.notes,
+            body=self.body,
+            inferred=inferred if len(inferred) < 2 else tuple(dict.fromkeys(inferred)),
+            trace=() if self.seen is None else tuple(self.seen),
+        )
 
     def checked(self, fault: Fault) -> Fault:
         """`fault`, once it is within the limits (DecodeError otherwise)."""
@@ -320,7 +320,6 @@ class Reading:
         return fault
 
 
-_ORIGINS: dict[tuple[Any, ...], Origin] = {}
 _WAIT = NextStep.WAIT
 
 

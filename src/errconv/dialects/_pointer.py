@@ -57,6 +57,15 @@ def _escaped_pointer(field: str) -> str | None:
 def pointer_of(field: str) -> tuple[str | None, bool]:
     """The pointer of `field` (None when it has no segments), and whether the pointer
     gives `field` back through pointer_to_field (a simple path always does)."""
+    found = _POINTERS.get(field)
+    if found is None:
+        found = _pointer_of(field)
+        if len(_POINTERS) < _CACHED:  # an API names the same few fields again and again
+            _POINTERS[field] = found
+    return found
+
+
+def _pointer_of(field: str) -> tuple[str | None, bool]:
     if field.isascii() and field.isidentifier():  # most fields are one plain name
         return "#/" + field, True
     if _SIMPLE_FIELD.fullmatch(field):
@@ -75,6 +84,21 @@ def _quote(segment: str) -> str:
 
 def pointer_to_field(pointer: str) -> str:
     """`#/items/0/price` or `/items/0/price` -> `items[0].price`."""
+    found = _FIELDS.get(pointer)
+    if found is None:
+        found = _pointer_to_field(pointer)
+        if len(_FIELDS) < _CACHED:
+            _FIELDS[pointer] = found
+    return found
+
+
+# Both directions, remembered: bounded, as the names come from input.
+_CACHED = 4096
+_POINTERS: dict[str, tuple[str | None, bool]] = {}
+_FIELDS: dict[str, str] = {}
+
+
+def _pointer_to_field(pointer: str) -> str:
     if pointer[:2] == "#/":
         # A path of plain names and indexes (most pointers): nothing to unquote or
         # unescape, so the segments join as they are. Anything else, the general way.

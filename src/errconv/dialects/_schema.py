@@ -53,6 +53,8 @@ __all__ = [
     "item_from_any",
     "item_from_json",
     "item_to_json",
+    "json_names",
+    "model_items",
     "pack_item",
     "parse_duration",
     "python_to_struct",
@@ -631,6 +633,17 @@ _FROM_WIRE = {
 }
 
 
+def model_items(entries: list[Any], limits: Limits) -> list[Item]:
+    """The model's details from a `details` list read either way: wire Structs (a typed
+    decode; Mismatch where one holds a value out of its type's range, for the caller to
+    read the body the general way) or JSON objects (item_from_json)."""
+    out: list[Item] = []
+    for entry in entries:
+        convert = _FROM_WIRE.get(type(entry))
+        out.append(convert(entry, limits) if convert is not None else item_from_json(entry, limits))
+    return out
+
+
 def typed_items(wire: list[Any], limits: Limits) -> list[Item] | None:
     """The model's details from a typed decode's, or None where the general readers must
     read them (a value of no type, past a range)."""
@@ -695,6 +708,11 @@ def item_to_json(item: Item) -> dict[str, Any]:
         # with a field name, so the detail comes back exactly.
         return {"@type": item.type_url, "@bytes": base64.b64encode(item.value or b"").decode()}
     raise TypeError(f"not a detail: {shorten(item)}")
+
+
+def json_names(cls: type) -> dict[str, str]:
+    """attribute -> proto3 JSON member name, for the fields of a detail Struct."""
+    return {s.attr: s.camel for s in _specs(cls)}
 
 
 def members_writer(cls: type) -> Callable[[Any], dict[str, Any]]:

@@ -20,7 +20,7 @@ from .._limits import Limits
 from ..codes import NextStep, code_name, http_for_code
 from ..details import BadRequest, DebugInfo, ErrorInfo, FieldViolation, RawDetail, RetryInfo
 from ._common import STEP_ALIASES, capped_delay, seconds_from_nanos
-from ._schema import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, item_to_json, members_writer
+from ._schema import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, item_to_json, json_names, members_writer
 
 __all__ = [
     "OWN_DETAILS",
@@ -96,22 +96,32 @@ def _writes_bad_request(fault: Fault) -> bool:
     return bool(fault.violations or (fault.details and any(type(d) is BadRequest for d in fault.details)))
 
 
-def _problem(fault: Fault, exact_code: str) -> ProblemInfo:
-    """errconv.v1.Problem for what no standard detail carries (empty when there is nothing)."""
+def _problem(fault: Fault, exact_code: str) -> dict[str, Any]:
+    """errconv.v1.Problem's members for what no standard detail carries, by attribute,
+    those with a value only (none at all for most faults)."""
+    out: dict[str, Any] = {}
     message_is_title = fault.detail is None and fault.title is not None
-    return ProblemInfo(
-        type=fault.type or "",
-        title="" if message_is_title else (fault.title or ""),
-        instance=fault.instance or "",
-        # 0: the code's own status
-        http_status=0 if fault.status == http_for_code(fault.grpc_code) else fault.status,
-        code=exact_code,
-        reason_synthesized=fault.code is None,
-        message_is_title=message_is_title,
-        alternatives=fault.alternatives,
-        alternatives_truncated=fault.alternatives_truncated,
-        extensions=fault.extensions,
-    )
+    if fault.type:
+        out["type"] = fault.type
+    if fault.title and not message_is_title:
+        out["title"] = fault.title
+    if fault.instance:
+        out["instance"] = fault.instance
+    if fault.status != http_for_code(fault.grpc_code):  # else 0: the code's own status
+        out["http_status"] = fault.status
+    if exact_code:
+        out["code"] = exact_code
+    if fault.code is None:
+        out["reason_synthesized"] = True
+    if message_is_title:
+        out["message_is_title"] = True
+    if fault.alternatives:
+        out["alternatives"] = fault.alternatives
+    if fault.alternatives_truncated:
+        out["alternatives_truncated"] = True
+    if fault.extensions:
+        out["extensions"] = fault.extensions
+    return out
 
 
 def _kept(fault: Fault, keep_debug: bool) -> tuple[Any, ...]:
@@ -143,7 +153,7 @@ def status_items(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[It
     items.extend(_kept(fault, keep_debug))
     problem = _problem(fault, exact_code)
     if problem:
-        items.append(problem)
+        items.append(ProblemInfo(**problem))
     return fault.detail or fault.title or "", items
 
 
@@ -152,7 +162,11 @@ _RETRY_INFO_URL = TYPE_PREFIX + "google.rpc.RetryInfo"
 _BAD_REQUEST_URL = TYPE_PREFIX + "google.rpc.BadRequest"
 _PROBLEM_URL = TYPE_PREFIX + PROBLEM_TYPE
 _violation_json = members_writer(FieldViolation)
-_problem_json = members_writer(ProblemInfo)
+# The members written straight from a fault, by their schema's names.
+_EI = json_names(ErrorInfo)
+_RI = json_names(RetryInfo)["retry_delay_nanos"]
+_BR = json_names(BadRequest)["field_violations"]
+_PI = json_names(ProblemInfo)
 
 
 def status_items_json(fault: Fault, *, keep_debug: bool = True) -> tuple[str, list[dict[str, Any]]]:
@@ -165,25 +179,29 @@ def status_items_json(fault: Fault, *, keep_debug: bool = True) -> tuple[str, li
     reason, exact_code, _ = reason_for(fault)
     error_info: dict[str, Any] = {"@type": _ERROR_INFO_URL}
     if reason:
-        error_info["reason"] = reason
+        error_info[_EI["reason"]] = reason
     if fault.domain:
-        error_info["domain"] = fault.domain
+        error_info[_EI["domain"]] = fault.domain
     metadata = _error_info_metadata(fault)
     if metadata:
-        error_info["metadata"] = metadata
+        error_info[_EI["metadata"]] = metadata
     details = [error_info]
     if fault.retry_after_seconds is not None:
         # Whole seconds, as format_duration writes them.
-        details.append({"@type": _RETRY_INFO_URL, "retryDelay": f"{capped_delay(fault.retry_after_seconds)}s"})
-    if _writes_bad_request(fault):
+        details.append({"@type": _RETRY_INFO_URL, _RI: f"{capped_delay(fault.retry_after_seconds)}s"})
+    if fault.violations or fault.details and _writes_bad_request(fault):
         entry: dict[str, Any] = {"@type": _BAD_REQUEST_URL}
         if fault.violations:  # a Violation has FieldViolation's attributes (reason None is proto3's "")
-            entry["fieldViolations"] = [_violation_json(v) for v in fault.violations]
+            entry[_BR] = [_violation_json(v) for v in fault.violations]
         details.append(entry)
-    details.extend(item_to_json(item) for item in _kept(fault, keep_debug))
+    if fault.details:
+        details.extend(item_to_json(item) for item in _kept(fault, keep_debug))
     problem = _problem(fault, exact_code)
     if problem:
-        details.append({"@type": _PROBLEM_URL, **_problem_json(problem)})
+        entry = {"@type": _PROBLEM_URL}
+        for attr, value in problem.items():
+            entry[_PI[attr]] = list(value) if attr == "alternatives" else value
+        details.append(entry)
     return fault.detail or fault.title or "", details
 
 

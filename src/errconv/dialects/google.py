@@ -63,7 +63,7 @@ def from_parts(
             unknown = {**(unknown or {}), "status": name}
         status = body_status or reading.status
         grpc_code = code_for_http(status) if status is not None else int(Code.UNKNOWN)
-        reading.inferred.append("grpc_code")
+        reading.inferred += ("grpc_code",)
     fields, stated, wait = fields_from_status(grpc_code, message, items, http_status=body_status)
     if reading.status is not None:
         fields["status"] = reading.http_status_wins(fields["status"])

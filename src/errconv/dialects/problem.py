@@ -25,16 +25,21 @@ fault `Fault.build()` makes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from .._errors import DecodeError, shorten
 from .._fault import METADATA_RESERVED, Fault, Violation
+from .._limits import MAX_RETRY_AFTER_SECONDS
 from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, http_for_code
 from ..details import DebugInfo, LocalizedMessage, RetryInfo
-from ._base import CERTAIN, LIKELY, WEAK, Dialect, HttpInfo
+from ._base import CERTAIN, LIKELY, WEAK, Dialect, HttpInfo, liberal
 from ._common import STEP_ALIASES, Reading, Writing, capped_delay, seconds_from_nanos, whole_seconds, write_json
 from ._pointer import pointer_of, pointer_to_field
-from ._schema import ProblemInfo, check_depth, item_from_json, item_to_json
+from ._schema import Mismatch, ProblemInfo, WireDetail, check_depth, item_to_json, model_items
 from ._status import check_details_count
 
 __all__ = ["Problem"]
@@ -56,7 +61,23 @@ ALIASES = frozenset(("error", "message", "class", "retryable", "retry_after", "i
 _LOCATIONS = frozenset({"field", "pointer", "source", "loc", "name", "parameter"})
 
 
+_OWN_ENTRY = frozenset(("detail", "pointer", "field", "code"))
+_STR = {str}
+
+
 def _violation(entry: Any) -> Violation | None:
+    # The entries errconv writes ({"detail", "pointer", "field"?, "code"?}, text each): most.
+    if type(entry) is dict and entry.keys() <= _OWN_ENTRY and set(map(type, entry.values())) == _STR:
+        field = entry.get("field")
+        if field is None:
+            pointer = entry.get("pointer")
+            field = "" if pointer is None else pointer_to_field(pointer) if pointer[:1] in ("#", "/") else pointer
+        if field or "detail" in entry:
+            return Violation(field=field, description=entry.get("detail", ""), reason=entry.get("code") or None)
+    return _any_violation(entry)
+
+
+def _any_violation(entry: Any) -> Violation | None:
     # An entry with no location and no RFC 9457 `detail` is some other kind of
     # object (Google's legacy errors[] has message/domain/reason): not a violation.
     if not isinstance(entry, dict) or not (entry.keys() & _LOCATIONS or "detail" in entry):
@@ -147,122 +168,189 @@ def _codes(status: int | None, grpc_name: str | None, reading: Reading) -> tuple
         grpc_code = CODE_BY_NAME[grpc_name]
     elif status is not None:
         grpc_code = code_for_http(status)
-        reading.inferred.append("grpc_code")
+        reading.inferred += ("grpc_code",)
     else:
         grpc_code = int(Code.UNKNOWN)
-        reading.inferred.append("grpc_code")
+        reading.inferred += ("grpc_code",)
     if status is None:
         status = http_for_code(grpc_code)
-        reading.notes.append(f"no status in the body; {status} assumed")
-        reading.inferred.append("status")
+        reading.notes += (f"no status in the body; {status} assumed",)
+        reading.inferred += ("status",)
     return status, grpc_code
 
 
-def from_object(obj: dict[str, Any], reading: Reading) -> Fault:
-    """A Fault from a parsed problem details object (also the vague `{"error": ...}` bodies)."""
-    fields: dict[str, Any] = {}
-    taken: set[str] = set()
+_Text = str | UnsetType
 
-    # An empty string says nothing (as in Fault.build, and proto3): it is read as no value.
+
+class ProblemBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The members errconv reads in a problem body, each of its JSON type: the schema of the
+    format. A body of these members only is decoded straight into it, in C; any other
+    body is read into it member by member (`_base.liberal`), its aliases (seed 000's
+    vocabulary, RFC 7807's invalid-params) first mapped onto these members."""
+
+    type: _Text = UNSET
+    title: _Text = UNSET
+    status: int | float | UnsetType = UNSET
+    detail: _Text = UNSET
+    instance: _Text = UNSET
+    code: _Text = UNSET
+    domain: _Text = UNSET
+    grpc_code: _Text = UNSET
+    next_step: _Text = UNSET
+    retry_after_seconds: int | float | UnsetType = UNSET
+    param: _Text = UNSET
+    errors: list[Any] | dict[str, Any] | UnsetType = UNSET  # a shape `violations()` reads, or not
+    alternatives: list[Any] | UnsetType = UNSET
+    alternatives_truncated: bool | UnsetType = UNSET
+    blocked_by: _Text = UNSET
+    unblock_with: _Text = UNSET
+    metadata: dict[str, str] | UnsetType = UNSET
+    details: list[WireDetail] | UnsetType = UNSET
+
+
+def _fields(body: ProblemBody, reading: Reading) -> tuple[dict[str, Any], int | None, str | None, NextStep | None, list[str]]:
+    """The Fault's fields from a problem body's members, with the status and gRPC code
+    name it states, the next step it states, and the members of the right JSON type that
+    still say nothing errconv can read (a status of 99, an unknown step word), which stay
+    verbatim as extensions."""
+    fields: dict[str, Any] = {}
+    rejected: list[str] = []
     for name in _STR_MEMBERS:
-        value = obj.get(name)
-        if isinstance(value, str):
-            if value:
-                fields[name] = value
-            taken.add(name)
-    if fields.get("type") == "about:blank":
-        del fields["type"]  # RFC 9457 4.2.1: what an absent type means, and nothing more
+        value = getattr(body, name)
+        if value:  # neither UNSET nor "": an empty string says nothing, as in Fault.build and proto3
+            fields[name] = value
+    given: Any = body.status
+    if type(given) is float and given.is_integer():
+        given = int(given)
+    status: int | None = given
+    if type(given) is not int or not 100 <= given <= 599:
+        if given is not UNSET:
+            rejected.append("status")
+        status = None
+    grpc_name = body.grpc_code
+    if grpc_name is not UNSET and grpc_name not in CODE_BY_NAME:
+        rejected.append("grpc_code")
+    stated: NextStep | None = None
+    if body.next_step is not UNSET:
+        stated = STEP_ALIASES.get(body.next_step)
+        if stated is None:
+            rejected.append("next_step")
+    delay = body.retry_after_seconds
+    if delay is not UNSET:
+        fields["retry_after_seconds"] = delay if type(delay) is int and 0 <= delay <= MAX_RETRY_AFTER_SECONDS else whole_seconds(delay)
+    if body.errors is not UNSET:
+        found = violations(body.errors, reading)
+        if found is None:
+            rejected.append("errors")
+        else:
+            fields["violations"] = found
+    if body.alternatives is not UNSET:
+        if reading.deep:
+            check_depth(body.alternatives, reading.limits.max_depth)
+        fields["alternatives"] = tuple(body.alternatives)
+    if body.alternatives_truncated is not UNSET:
+        fields["alternatives_truncated"] = body.alternatives_truncated
+    metadata = body.metadata
+    if metadata is not UNSET:
+        # A metadata key of a field's name (next_step, param, ...) would be overwritten by
+        # that field in an ErrorInfo: such a member is kept, verbatim, as an extension.
+        if metadata.keys().isdisjoint(METADATA_RESERVED):
+            fields["metadata"] = metadata
+        else:
+            rejected.append("metadata")
+    if body.details is not UNSET:
+        limits = reading.limits
+        if len(body.details) > limits.max_details:
+            raise DecodeError(f"{len(body.details)} details, over the limit of {limits.max_details} (Limits.max_details)")
+        items = model_items(body.details, limits)
+        fields["details"] = _own_details(items, fields)
+    return fields, status, None if grpc_name is UNSET or "grpc_code" in rejected else grpc_name, stated, rejected
+
+
+def from_object(obj: dict[str, Any], reading: Reading) -> Fault:
+    """A Fault from a parsed problem details object of any shape (also the vague
+    `{"error": ...}` bodies): read into `ProblemBody` member by member, aliases first
+    mapped onto its members, and every member left (unknown, of another type, or saying
+    nothing errconv can read) kept verbatim, in order, as an extension."""
+    source, used = (obj, {}) if ALIASES.isdisjoint(obj) else _unaliased(obj, reading)
+    body, taken = liberal(source, ProblemBody, _HOOKS)
+    fields, status, grpc_name, stated, rejected = _fields(body, reading)
+    taken.difference_update(rejected)
+    for alias, member in used.items():
+        if member in taken:  # read from the alias: the member of that name, if any, stays as it came
+            taken.discard(member)
+            taken.add(alias)
     for name in ("error", "message"):
         if obj.get(name) == "":
-            taken.add(name)
-    # Seed 000 and many vague bodies: {"error": "insufficient_funds", "message": "..."} or
-    # {"error": "Too many requests, try again later"}. A code-shaped `error` is the code;
-    # a sentence is the detail.
-    error = obj.get("error")
-    if isinstance(error, str) and error and "code" not in fields:
-        target = "code" if _CODE_SHAPE.fullmatch(error) else "detail"
-        if target not in fields:
-            fields[target] = error
-            taken.add("error")
-    if "detail" not in fields and isinstance(obj.get("message"), str) and obj["message"]:
-        fields["detail"] = obj["message"]
-        taken.add("message")
-
-    status = obj.get("status")
-    if isinstance(status, float) and status.is_integer():
-        status = int(status)
-    if isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599:
-        taken.add("status")
-    else:
-        status = None
-    grpc_name = obj.get("grpc_code")
-    if isinstance(grpc_name, str) and grpc_name in CODE_BY_NAME:
-        taken.add("grpc_code")
-    else:
-        grpc_name = None
+            taken.add(name)  # says nothing, as an empty member does
     fields["status"], fields["grpc_code"] = _codes(status, grpc_name, reading)
-
-    stated: NextStep | None = None
-    for name in ("next_step", "class"):
-        value = obj.get(name)
-        if isinstance(value, str) and value in STEP_ALIASES and stated is None:
-            stated = STEP_ALIASES[value]
-            taken.add(name)
-    if stated is None and isinstance(obj.get("retryable"), bool):
-        taken.add("retryable")
-        if obj["retryable"]:
-            stated = NextStep.WAIT
-        else:
-            stated = NextStep.FIX_REQUEST if fields.get("param") else NextStep.GIVE_UP
-
-    for name in ("retry_after_seconds", "retry_after"):
-        if name in obj and "retry_after_seconds" not in fields:
-            seconds = whole_seconds(obj[name])
-            if seconds is not None:
-                fields["retry_after_seconds"] = seconds
-                taken.add(name)
-
-    for name in ("errors", "invalid-params", "violations"):
-        if name in obj and "violations" not in fields:
-            found = violations(obj[name], reading)
-            if found is not None:
-                fields["violations"] = found
-                taken.add(name)
-
-    alternatives = obj.get("alternatives")
-    if isinstance(alternatives, list):
-        check_depth(alternatives, reading.limits.max_depth)
-        fields["alternatives"] = tuple(alternatives)
-        taken.add("alternatives")
-    if isinstance(obj.get("alternatives_truncated"), bool):
-        fields["alternatives_truncated"] = obj["alternatives_truncated"]
-        taken.add("alternatives_truncated")
-    metadata = obj.get("metadata")
-    # A metadata key of a field's name (next_step, param, ...) would be overwritten by that
-    # field in an ErrorInfo: such a member is kept, verbatim, as an extension.
-    if (
-        isinstance(metadata, dict)
-        and all(isinstance(v, str) for v in metadata.values())
-        and metadata.keys().isdisjoint(METADATA_RESERVED)
-    ):
-        fields["metadata"] = metadata
-        taken.add("metadata")
-
-    details = obj.get("details")
-    # An entry without "@type" is an untyped detail, as in the google dialects (and as it is written).
-    if isinstance(details, list) and all(isinstance(d, dict) and isinstance(d.get("@type", ""), str) for d in details):
-        if len(details) > reading.limits.max_details:
-            raise DecodeError(f"{len(details)} details, over the limit of {reading.limits.max_details} (Limits.max_details)")
-        fields["details"] = _own_details([item_from_json(d, reading.limits) for d in details], fields)
-        taken.add("details")
-
     if len(taken) < len(obj):
         extensions = {name: value for name, value in obj.items() if name not in taken}
-        check_depth(extensions, reading.limits.max_depth)
+        if reading.deep:
+            check_depth(extensions, reading.limits.max_depth)
         fields["extensions"] = extensions
     if reading.seen is not None:
         _trace(obj, taken, reading)
     return reading.finish(fields, stated)
+
+
+def _details_hook(value: Any) -> Any:
+    # An entry without "@type" is an untyped detail, as in the google dialects (and as it is written).
+    if type(value) is list and all(type(d) is dict and type(d.get("@type", "")) is str for d in value):
+        return value  # read, entry by entry, by model_items
+    return UNSET
+
+
+_HOOKS: dict[str, Callable[[Any], Any]] = {"details": _details_hook}
+
+
+def _unaliased(obj: dict[str, Any], reading: Reading) -> tuple[dict[str, Any], dict[str, str]]:
+    """`obj` with its aliases mapped onto ProblemBody's members, in their order of
+    precedence (a member of its own, of the right type, wins over every alias), and which
+    alias gave which member."""
+    out = {name: value for name, value in obj.items() if name not in ALIASES}
+    used: dict[str, str] = {}
+
+    def fill(alias: str, member: str, value: Any) -> None:
+        out[member] = value
+        used[alias] = member
+
+    text = {name for name in ("code", "detail") if type(obj.get(name)) is str and obj[name]}
+    error = obj.get("error")
+    # Seed 000 and many vague bodies: {"error": "insufficient_funds", "message": "..."} or
+    # {"error": "Too many requests, try again later"}. A code-shaped `error` is the code;
+    # a sentence is the detail.
+    if type(error) is str and error and "code" not in text:
+        target = "code" if _CODE_SHAPE.fullmatch(error) else "detail"
+        if target not in text:
+            fill("error", target, error)
+            text.add(target)
+    message = obj.get("message")
+    if "detail" not in text and type(message) is str and message:
+        fill("message", "detail", message)
+    if not (type(obj.get("next_step")) is str and obj["next_step"] in STEP_ALIASES):
+        word = obj.get("class")
+        if type(word) is str and word in STEP_ALIASES:
+            fill("class", "next_step", word)
+        elif type(obj.get("retryable")) is bool:
+            param = out.get("param")
+            step = "wait" if obj["retryable"] else ("fix_request" if type(param) is str and param else "give_up")
+            fill("retryable", "next_step", step)
+    if whole_seconds(obj.get("retry_after_seconds")) is None and whole_seconds(obj.get("retry_after")) is not None:
+        fill("retry_after", "retry_after_seconds", obj["retry_after"])
+    if not ("errors" in obj and _reads_as_violations(obj["errors"], reading)):
+        for alias in ("invalid-params", "violations"):
+            if alias in obj and _reads_as_violations(obj[alias], reading):
+                fill(alias, "errors", obj[alias])
+                break
+    return out, used
+
+
+def _reads_as_violations(value: Any, reading: Reading) -> bool:
+    try:
+        return violations(value, reading) is not None
+    except DecodeError:
+        return True  # a shape it reads, past a limit: reading it says so
 
 
 def _trace(obj: dict[str, Any], taken: set[str], reading: Reading) -> None:
@@ -384,6 +472,23 @@ class Problem(Dialect):
         if rfc or not value.keys().isdisjoint(OWN_MEMBERS) or not value.keys().isdisjoint(ALIASES):
             return WEAK
         return 0.0
+
+    schema = ProblemBody
+
+    def decode_typed(self, body: ProblemBody, reading: Reading) -> Fault | None:
+        if reading.seen is not None:
+            return None  # a trace: the general way records where each member was
+        try:
+            fields, status, grpc_name, stated, rejected = _fields(body, reading)
+        except Mismatch:
+            return None  # a detail out of its type's range: the general way keeps it raw
+        if rejected:
+            extensions: dict[str, Any] = {name: getattr(body, name) for name in rejected}
+            if reading.deep:
+                check_depth(extensions, reading.limits.max_depth)
+            fields["extensions"] = extensions
+        fields["status"], fields["grpc_code"] = _codes(status, grpc_name, reading)
+        return reading.finish(fields, stated)
 
     def decode(self, value: Any, reading: Reading) -> Fault:
         if type(value) is not dict:

@@ -8,16 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from .._errors import DecodeError, shorten
 from .._fault import Fault
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, valid_code, write_json
-from ._schema import check_depth, item_from_json
-from ._status import check_details_count, fields_from_status, status_items_json
+from ._schema import WireDetail, check_depth, item_from_json, typed_items
+from ._status import OWN_DETAILS, check_details_count, fields_from_status, status_items_json
 
 __all__ = ["StatusJson"]
 
 _KNOWN = ("code", "message", "details")
+
+
+class _Body(msgspec.Struct, forbid_unknown_fields=True):
+    """The usual shape, for msgspec to read in C."""
+
+    code: int | None = None
+    message: str = ""
+    details: list[WireDetail] = []
 
 
 class StatusJson(Dialect):
@@ -42,6 +52,22 @@ class StatusJson(Dialect):
         if type(details) is list and details and all(type(d) is dict and "@type" in d for d in details):
             return STRONG
         return LIKELY
+
+    schema = _Body
+
+    def decode_typed(self, body: _Body, reading: Reading) -> Fault | None:
+        code = body.code
+        if reading.seen is not None or len(body.details) > reading.limits.max_details + OWN_DETAILS:
+            return None  # a trace, or a limit to name: the general way
+        if code is not None and valid_code(code) != code:
+            return None  # kept as an extension, the general way
+        items = typed_items(body.details, reading.limits)
+        if items is None:
+            return None
+        fields, stated, wait = fields_from_status(valid_code(code), body.message, items)
+        if reading.status is not None:
+            fields["status"] = reading.http_status_wins(fields["status"])
+        return reading.finish(fields, stated, wait)
 
     def decode(self, value: Any, reading: Reading) -> Fault:
         if type(value) is not dict:

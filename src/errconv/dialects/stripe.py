@@ -30,6 +30,9 @@ from ._schema import check_depth
 __all__ = ["Stripe", "error_type", "header_copy", "status_for"]
 
 _OWN = ("type", "code", "message", "param", "doc_url", "next_step")
+# Stripe's members and the fields they give.
+_READ = (("code", "code"), ("message", "detail"), ("param", "param"), ("doc_url", "type"))
+_MISSING: Any = object()
 _STATUS_FOR_CODE = {
     "rate_limit": 429,
     "lock_timeout": 429,
@@ -84,6 +87,18 @@ def header_copy(value: str, limit: int) -> str | None:
     return None
 
 
+def _was_read(name: str, item: Any, fields: dict[str, Any], stated: NextStep | None) -> bool:
+    if name == "type":
+        return type(item) is str
+    if name == "next_step":
+        return stated is not None
+    target = _TARGET.get(name)
+    return target is not None and fields.get(target) is item
+
+
+_TARGET = dict(_READ)
+
+
 class Stripe(Dialect):
     """Stripe's error object."""
 
@@ -105,54 +120,59 @@ class Stripe(Dialect):
         return 0.0
 
     def decode(self, value: Any, reading: Reading) -> Fault:
-        if type(value) is not dict or "error" not in value:
+        inner = value.get("error", _MISSING) if type(value) is dict else _MISSING
+        if inner is _MISSING:
             raise DecodeError(f"a stripe error is {{\"error\": {{...}}}}, got {shorten(value)}")
-        inner = value["error"]
         fields: dict[str, Any] = {}
-        extensions: dict[str, Any] = {}
-        if isinstance(inner, str):  # OAuth: {"error": "invalid_grant", "error_description": "..."}
+        if type(inner) is str:  # OAuth: {"error": "invalid_grant", "error_description": "..."}
             fields["code"] = inner
             if isinstance(value.get("error_description"), str):
                 fields["detail"] = value["error_description"]
             inner = {}
-        elif not isinstance(inner, dict):
+        elif type(inner) is not dict:
             raise DecodeError(f"\"error\" must be an object, got {shorten(inner)}")
-        type_ = inner.get("type") if isinstance(inner.get("type"), str) else None
-        if "type" in inner and type_ is None:
-            extensions["type"] = inner["type"]
-        for name, target in (("code", "code"), ("message", "detail"), ("param", "param"), ("doc_url", "type")):
-            value = inner.get(name)
-            if isinstance(value, str) and (name != "doc_url" or value.startswith(("https://", "http://"))):
-                fields[target] = value
-            elif name in inner:
-                extensions[name] = value  # of the wrong type (a doc_url that links nowhere): kept, for no meaning
-        if type_ == "idempotency_error" and "code" not in fields:
-            fields["code"] = "idempotency_error"  # the type is the only stable identifier it has
-        status = reading.status if reading.status is not None else status_for(type_, fields.get("code"))
-        if reading.status is None and fields.get("code") not in _STATUS_FOR_CODE and type_ not in _STATUS_FOR_TYPE:
-            reading.inferred.append("status")  # nothing said it: the default
-        if type_ is not None and type_ != error_type(status, fields.get("code")):
-            reading.notes.append(f"Stripe type {type_!r} does not match status {status}")
+        get = inner.get
+        type_ = get("type")
+        if type(type_) is not str:
+            type_ = None
+        read = 0 if type_ is None else 1  # members read for meaning; the rest are kept
+        for name, target in _READ:
+            item = get(name)
+            # (A doc_url that links nowhere is kept, as a member of the wrong type is, for no meaning.)
+            if type(item) is str and (target != "type" or item.startswith(("https://", "http://"))):
+                fields[target] = item
+                read += 1
+        code = fields.get("code")
+        if type_ == "idempotency_error" and code is None:
+            fields["code"] = code = "idempotency_error"  # the type is the only stable identifier it has
+        status = reading.status
+        if status is None:
+            status = status_for(type_, code)
+            if code not in _STATUS_FOR_CODE and type_ not in _STATUS_FOR_TYPE:
+                reading.inferred += ("status",)  # nothing said it: the default
+        if type_ is not None and type_ != error_type(status, code):
+            reading.notes += (f"Stripe type {type_!r} does not match status {status}",)
         fields["status"] = status
         fields["grpc_code"] = code_for_http(status)
-        reading.inferred.append("grpc_code")
+        reading.inferred += ("grpc_code",)
         stated: NextStep | None = None
-        step = inner.get("next_step")
-        if isinstance(step, str) and step in STEP_ALIASES:
+        step = get("next_step")
+        if type(step) is str and step in STEP_ALIASES:
             stated = STEP_ALIASES[step]
-        elif step is not None:
-            extensions["next_step"] = step
-        for name, item in inner.items():
-            if name not in _OWN:
-                extensions[name] = item
-        if extensions:
-            check_depth(extensions, reading.limits.max_depth)
+        if stated is not None:
+            read += 1
+        # Everything else is kept verbatim, in order: unknown members, and Stripe's own of
+        # the wrong type (a numeric code, a next_step errconv does not know).
+        if read < len(inner):
+            extensions = {name: item for name, item in inner.items() if not _was_read(name, item, fields, stated)}
+            if reading.deep:
+                check_depth(extensions, reading.limits.max_depth)
             fields["extensions"] = extensions
         if reading.seen is not None:
             reading.saw("body", "", "stripe")
             if stated is not None:
                 reading.saw("next_step", "/error/next_step", step)
-            if isinstance(inner.get("message"), str):
+            if isinstance(get("message"), str):
                 reading.saw("text", "/error/message", inner["message"])
         return reading.finish(fields, stated)
 

@@ -31,3 +31,15 @@ def pytest_configure(config: pytest.Config) -> None:
     for case in golden_corpus.cases():
         for name in golden_corpus.update(case):
             print(f"updated golden/{case.name}/{name}")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    import sys
+
+    realworld = sys.modules.get("test_realworld")
+    score = getattr(realworld, "SCORE", None)
+    if score and score["stated"]:
+        terminalreporter.write_line(
+            f"real-world captures: {score['right']} of {score['stated']} stated facts read right "
+            f"({100 * score['right'] / score['stated']:.1f}%), {len(score['services'])} services"
+        )

@@ -60,8 +60,12 @@ BUILT_IN = (
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape
-# before the wider one it resembles.
-PRECEDENCE = ("fault", "google", "stripe", "status-json", "problem", "status", "grpc", "http")
+# before the wider one it resembles. Names not registered are passed over.
+PRECEDENCE = (
+    "fault", "jsonrpc", "mcp", "kubernetes", "aws", "anthropic", "connect", "google", "elasticsearch",
+    "openai", "stripe", "odata", "slack", "oauth", "twirp", "graphql", "jsonapi", "cloudflare", "github",
+    "discord", "twilio", "fastapi", "drf", "spring", "status-json", "problem", "status", "grpc", "http",
+)  # fmt: skip
 ENTRY_POINTS = "errconv.dialects"
 
 _lock = threading.RLock()

@@ -1,0 +1,91 @@
+"""Real error responses from public sources (tests/realworld/), read as they state them.
+
+Each service directory holds captures and a facts.json saying where each came from and
+what it states: the HTTP status, the service's own code (spelled as it spells it), the
+next step a careful engineer reads in it, the delay a header or a field gives, and the
+parameter a field names. Every stated fact must be read right; the score (facts right /
+facts stated) is printed at the end of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+import pytest
+
+import errconv
+
+ROOT = pathlib.Path(__file__).resolve().parent / "realworld"
+FACTS = ("status", "code", "next_step", "retry_after_seconds", "param")
+# Every capture's clock: a Retry-After date or an epoch reset is measured against a
+# response's Date when it has one; the rest of the corpus states delays in seconds.
+NOW = 1_800_000_000.0
+
+SCORE: dict[str, Any] = {"right": 0, "stated": 0, "wrong": [], "services": set()}
+# Captures whose dialect is still being written (issue 10), each expected to fail until
+# it reads right; a pending capture that passes fails the run, so the list only shrinks.
+PENDING = frozenset((ROOT / "pending.txt").read_text().split()) if (ROOT / "pending.txt").exists() else frozenset()
+
+
+def captures() -> list[tuple[str, pathlib.Path, dict[str, Any]]]:
+    out = []
+    for facts_file in sorted(ROOT.glob("*/facts.json")):
+        for name, entry in json.loads(facts_file.read_text()).items():
+            out.append((f"{facts_file.parent.name}/{name}", facts_file.parent / name, entry))
+    return out
+
+
+CAPTURES = captures()
+
+
+def _param(key: str, path: pathlib.Path, entry: dict[str, Any]) -> Any:
+    marks = [pytest.mark.xfail(reason="its dialect is not written yet (tests/realworld/pending.txt)", strict=True)] if key in PENDING else []
+    return pytest.param(key, path, entry, id=key, marks=marks)
+
+
+def read(path: pathlib.Path, entry: dict[str, Any]) -> errconv.Fault:
+    data = path.read_bytes()
+    status = entry["facts"]["status"]
+    if path.suffix == ".http" or status is None:
+        return errconv.decode(data, now=NOW)
+    return errconv.decode(data, status=status, now=NOW)
+
+
+def stated(entry: dict[str, Any]) -> dict[str, Any]:
+    """The facts the source states (next_step always: it is what a careful reader concludes)."""
+    facts = entry["facts"]
+    return {name: facts[name] for name in FACTS if facts[name] is not None or name == "next_step"}
+
+
+def got(fault: errconv.Fault, name: str) -> Any:
+    value = getattr(fault, name)
+    return str(value) if name == "next_step" and value is not None else value
+
+
+def test_the_corpus_is_large_and_wide() -> None:
+    services = {key.split("/")[0] for key, _, _ in CAPTURES}
+    assert len(CAPTURES) >= 80 and len(services) >= 20, (len(CAPTURES), len(services))
+    for key, path, entry in CAPTURES:
+        assert path.exists(), key
+        assert entry["source"] and entry["note"], key
+        assert set(entry["facts"]) == set(FACTS), key
+
+
+@pytest.mark.parametrize("key, path, entry", [_param(*c) for c in CAPTURES])
+def test_each_capture_is_read_as_it_states(key: str, path: pathlib.Path, entry: dict[str, Any]) -> None:
+    SCORE["services"].add(key.split("/")[0])
+    want = stated(entry)
+    try:
+        fault = read(path, entry)
+    except errconv.DecodeError as exc:
+        SCORE["stated"] += len(want)
+        SCORE["wrong"].append(f"{key}: unreadable: {exc}")
+        raise AssertionError(f"{key}: {exc}") from None
+    wrong = {name: (got(fault, name), value) for name, value in want.items() if got(fault, name) != value}
+    SCORE["stated"] += len(want)
+    SCORE["right"] += len(want) - len(wrong)
+    if wrong:
+        SCORE["wrong"].append(f"{key}: " + ", ".join(f"{n} {g!r} (stated {w!r})" for n, (g, w) in wrong.items()))
+    assert not wrong, f"{key} ({entry['source']}): " + "; ".join(f"{n}: read {g!r}, stated {w!r}" for n, (g, w) in wrong.items())

@@ -21,6 +21,7 @@ headers without a blank line).
 
 from __future__ import annotations
 
+import calendar
 import html
 import math
 import re
@@ -45,7 +46,6 @@ __all__ = ["HttpResponse", "from_http", "parse_response", "safe_header_value", "
 _UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _TAGS = re.compile(r"<[^<>]{0,2000}>")  # no "<" inside: a run of "<" cannot make it rescan
 _SPACE = re.compile(r"\s+")
-_RESET = re.compile(r"[0-9]{1,16}(\.[0-9]+)?")  # X-RateLimit-Reset: seconds, epoch seconds or epoch ms
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: "²".isdigit() is true and int("²") fails
 _GRPC_STATUS = re.compile(r"[0-9]{1,3}")
 _TITLE = re.compile(r"<title[^>]{0,200}>(.{0,2000}?)</title>", re.IGNORECASE | re.DOTALL)
@@ -188,16 +188,88 @@ def _clock(headers: Headers, now: float | Callable[[], float] | None) -> float:
     return now() if callable(now) else (time.time() if now is None else now)
 
 
+# Delays in milliseconds, as the SDKs that send them read them: azure-core and the
+# OpenAI/Anthropic SDKs (retry-after-ms, x-ms-retry-after-ms), botocore (x-amz-retry-after).
+_MS_DELAYS = ("retry-after-ms", "x-ms-retry-after-ms", "x-amz-retry-after")
+# A spent limit and when it resets, as each vendor spells them: (remaining, reset, how
+# the reset is written). Read only when the matching `remaining` is 0.
+_SPENT = (
+    ("x-ratelimit-remaining", "x-ratelimit-reset-after", "seconds"),  # Discord: seconds from now, fractional
+    ("x-ratelimit-remaining", "x-ratelimit-reset", "epoch"),  # GitHub and most: epoch seconds (or ms, or seconds from now)
+    ("x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", "duration"),  # OpenAI: Go durations, "6m0s"
+    ("x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", "duration"),
+    ("anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset", "rfc3339"),
+    ("anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset", "rfc3339"),
+    ("anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset", "rfc3339"),
+    ("anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset", "rfc3339"),
+)
+_DECIMAL = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,9})?")
+_DURATION_PART = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)(h|ms|m|s|us|µs|ns)")
+_DURATION = re.compile(r"(?:[0-9]{1,12}(?:\.[0-9]{1,9})?(?:h|ms|m|s|us|µs|ns)){1,6}")
+_UNIT = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+_RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|z|[+-]\d\d:\d\d)")
+
+
+def _whole(seconds: float) -> int:
+    """Seconds to wait, whole (rounded up, as everywhere), within the cap; a past reset is 0."""
+    return max(0, min(math.ceil(seconds), MAX_RETRY_AFTER_SECONDS))
+
+
+def _rfc3339(value: str) -> float | None:
+    m = _RFC3339.fullmatch(value)
+    if m is None:
+        return None
+    year, month, day, hh, mm, ss = (int(g) for g in m.groups()[:6])
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hh <= 23 and mm <= 59 and ss <= 60 and year >= 1):
+        return None
+    at = float(calendar.timegm((year, month, day, hh, mm, min(ss, 59), 0, 0, 0))) + float(m.group(7) or 0)
+    zone = m.group(8)
+    if zone not in ("Z", "z"):
+        sign = 1 if zone[0] == "+" else -1
+        at -= sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    return at
+
+
+def _reset_in(value: str, how: str, current: Callable[[], float]) -> int | None:
+    """Whole seconds until a rate limit resets, from a reset header written `how`."""
+    value = value.strip()
+    if how == "seconds" or how == "epoch":
+        if not _DECIMAL.fullmatch(value):
+            return None
+        seconds = float(value)
+        if how == "epoch":
+            if seconds > 1e12:  # epoch milliseconds
+                seconds = seconds / 1000 - current()
+            elif seconds > 1e9:  # epoch seconds
+                seconds -= current()
+        return _whole(seconds)
+    if how == "duration":
+        if not _DURATION.fullmatch(value):
+            return None
+        return _whole(sum(float(n) * _UNIT[u] for n, u in _DURATION_PART.findall(value)))
+    at = _rfc3339(value)
+    return None if at is None else _whole(at - current())
+
+
 def _signals(headers: Headers, reading: Reading) -> None:
-    """The wire signals in the headers, into `reading` (wait, delay, no_retry, notes)."""
+    """The wire signals in the headers, into `reading` (wait, delay, no_retry, notes).
+
+    The delay: `Retry-After` (delay-seconds, an HTTP-date, or seconds with a fraction,
+    which some servers send), and the millisecond headers; when two disagree by more
+    than a second the larger is taken, as the safer, and the disagreement noted. Else
+    a spent rate limit (`remaining` 0) with its reset, in each vendor's spelling, or
+    the IETF `RateLimit` field. `Stripe-Should-Retry` and `x-should-retry` (OpenAI,
+    Anthropic) say whether to retry at all: false outranks any delay.
+    """
     # The clock is read only for a date to measure (an HTTP-date Retry-After, an epoch
     # X-RateLimit-Reset): most signals are plain seconds.
     current = partial(_clock, headers, reading.now)
-    should_retry = (headers.get("stripe-should-retry") or "").strip().lower()
     retry_after = headers.get("retry-after")
     if retry_after is not None:
         if retry_after.isdigit() and retry_after.isascii() and len(retry_after) <= 12:  # delay-seconds, as most say
             seconds: int | None = min(int(retry_after), MAX_RETRY_AFTER_SECONDS)
+        elif _DECIMAL.fullmatch(retry_after):  # "1.5": not RFC 9110's grammar, but azure-core and the SDKs read it
+            seconds = _whole(float(retry_after))
         else:
             seconds = parse_retry_after(retry_after, now=current)  # calls current() for a date only
         reading.saw("delay:Retry-After", "/headers/retry-after", (retry_after, seconds))
@@ -205,17 +277,37 @@ def _signals(headers: Headers, reading: Reading) -> None:
             reading.wait, reading.delay = "Retry-After", seconds
         else:
             reading.notes += (f"unreadable Retry-After {shorten(retry_after)} ignored",)
+    for name in _MS_DELAYS:
+        value = headers.get(name)
+        if value is None:
+            continue
+        if not _DECIMAL.fullmatch(value.strip()):
+            reading.notes += (f"unreadable {name} {shorten(value)} ignored",)
+            continue
+        seconds = _whole(float(value) / 1000)
+        reading.saw(f"delay:{name}", f"/headers/{name}", (value, seconds))
+        if reading.delay is None or abs(seconds - reading.delay) <= 1:
+            # Agreeing within a second (or alone): the millisecond value is the more precise one.
+            reading.wait, reading.delay = name, seconds
+        else:
+            reading.notes += (f"{name} ({seconds} s) and {reading.wait} ({reading.delay} s) disagree; the longer is taken",)
+            if seconds > reading.delay:
+                reading.wait, reading.delay = name, seconds
     if reading.wait is None:
-        remaining = headers.get("x-ratelimit-remaining")
-        reset = headers.get("x-ratelimit-reset")
-        if remaining is not None and remaining.strip() == "0" and reset is not None and _RESET.fullmatch(reset.strip()):
-            value = float(reset)
-            if value > 1e12:  # epoch milliseconds
-                value = value / 1000 - current()
-            elif value > 1e9:  # epoch seconds
-                value -= current()
-            reading.wait = "X-RateLimit-Reset"
-            reading.delay = max(0, min(math.ceil(value), MAX_RETRY_AFTER_SECONDS))
+        for remaining_name, reset_name, how in _SPENT:
+            remaining = headers.get(remaining_name)
+            if remaining is None or remaining.strip() != "0":
+                continue
+            reset = headers.get(reset_name)
+            if reset is None:
+                continue
+            seconds = _reset_in(reset, how, current)
+            if seconds is None:
+                continue
+            if reading.delay is None or seconds > reading.delay:  # every spent limit must have reset
+                reading.wait, reading.delay = reset_name, seconds
+            if how == "seconds":
+                break  # Discord's relative reset is its epoch one, measured without a clock
     if reading.wait is None:
         field = headers.get("ratelimit")
         if field is not None:
@@ -225,10 +317,15 @@ def _signals(headers: Headers, reading: Reading) -> None:
                     reading.wait = "RateLimit"
                     reading.delay = min(int(params["t"].strip()[:12]), MAX_RETRY_AFTER_SECONDS)
                     break
-    if should_retry == "true" and reading.wait is None:
-        reading.wait = "Stripe-Should-Retry: true"
-    elif should_retry == "false":
-        reading.no_retry = "Stripe-Should-Retry: false"
+    for name, label in (("stripe-should-retry", "Stripe-Should-Retry"), ("x-should-retry", "x-should-retry")):
+        should_retry = headers.get(name)
+        if should_retry is None:
+            continue
+        should_retry = should_retry.strip().lower()
+        if should_retry == "true" and reading.wait is None:
+            reading.wait = f"{label}: true"
+        elif should_retry == "false":
+            reading.no_retry = f"{label}: false"
 
 
 def _vague(status: int, body: bytes, media_type: str, reading: Reading, what: str) -> Fault:

@@ -237,12 +237,24 @@ class Reading:
             self.notes += (f"body status {body_status} differs from HTTP status {self.status}; HTTP wins",)
         return self.status
 
-    def finish(self, fields: dict[str, Any], stated: NextStep | str | None, body_wait: str | None = None) -> Fault:
-        """Settle the next step (stated, else the ladder) and build the decoded Fault.
+    def finish(
+        self,
+        fields: dict[str, Any],
+        stated: NextStep | str | None,
+        body_wait: str | None = None,
+        by_code: tuple[NextStep, str] | None = None,
+    ) -> Fault:
+        """Settle the next step and build the decoded Fault.
 
         `fields` holds the Fault's fields (status and grpc_code at least); `body_wait`
-        names a signal in the body that says wait (RetryInfo). A wire signal (a
-        header, a trailer) comes first.
+        names a signal in the body that says wait (RetryInfo); `by_code` is what the
+        dialect's own code table says of the service's code, and why (`"openai code
+        'insufficient_quota'"`). The strongest signal present decides, in this order:
+        a next step the body states; a wire signal that forbids retrying
+        (`x-should-retry: false`) turning any wait into give_up; the code table, which
+        knows what the status cannot (a throttle sent as 400, a 429 whose quota is gone
+        for days); a wire signal that says wait (a header, a trailer); the body's own;
+        the ladder of `codes.infer_next_step`.
         """
         # An empty string is no value, as in Fault.build: proto3 strings cannot tell them apart.
         if "" in fields.values():  # rare: one scan at C speed spares nine lookups
@@ -255,6 +267,12 @@ class Reading:
             # A NextStep, or its word (hashing an Enum member runs Python code: asked only for a word).
             step = stated if type(stated) is NextStep else STEP_ALIASES.get(stated, NextStep.GIVE_UP)
             source = "stated"
+        elif by_code is not None:
+            step, why = by_code
+            if step is _WAIT and self.no_retry is not None:
+                step, why = NextStep.GIVE_UP, self.no_retry
+            source = f"inferred from {why}"
+            self.inferred += ("next_step",)
         else:
             if "param" not in fields and "violations" in fields:
                 for v in fields["violations"]:
@@ -265,6 +283,8 @@ class Reading:
             wait_hint = self.wait or body_wait
             if wait_hint is None and fields.get("retry_after_seconds") is not None:
                 wait_hint = "a delay in the body"
+            if self.no_retry is not None:
+                wait_hint = None  # the server's own "do not retry" outranks any delay it also sent
             step, source = infer_next_step(
                 fields["grpc_code"],
                 fields["status"],

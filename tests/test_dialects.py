@@ -105,7 +105,7 @@ GOOGLE = {
 def test_google_envelope_and_its_list_wrapped_form() -> None:
     for body in (GOOGLE, [GOOGLE]):
         fault = errconv.decode(json.dumps(body).encode())
-        assert (fault.code, fault.domain, fault.retry_after_seconds) == ("rate_limit_exceeded", "googleapis.com", 30)
+        assert (fault.code, fault.domain, fault.retry_after_seconds) == ("RATE_LIMIT_EXCEEDED", "googleapis.com", 30)
         assert fault.next_step == NextStep.WAIT and fault.origin.next_step == "inferred from RetryInfo"
         assert fault.metadata == {"quota_limit": "ReadsPerMinutePerProject"}
 

@@ -55,7 +55,8 @@ class Origin(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     - `notes`: disagreements the decoder resolved (a body status that is not the HTTP
       status, a grpc-status that is not the Status inside, ...);
     - `inferred`: the fields errconv derived rather than read (a gRPC code from the
-      status, a next step from the ladder); `losses()` does not count them;
+      status, a next step from the ladder, a code that is only the name of the gRPC
+      code in a status word); `losses()` does not count them;
     - `trace`: with `decode(..., trace=True)`, what the decoder read and where, as
       `(what, JSON Pointer into the input, raw value)`; lint works from it.
     """

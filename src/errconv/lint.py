@@ -326,7 +326,9 @@ def _check_steps(doc: _Doc, now: float | None) -> Iterator[_Hit]:
     if not doc.stated:
         inferred = f"; errconv {how}: {fault.next_step}" if fault.next_step is not None else ""
         yield "next-step-unstated", doc.at, f"no next_step in the body{inferred}"
-    if fault.code is None:
+    # A code taken from the protocol's status word (google's `status` with no ErrorInfo)
+    # is the gRPC code's name, not one of the service's own that a client can switch on.
+    if fault.code is None or (fault.origin is not None and "code" in fault.origin.inferred):
         yield "code-missing", doc.at, "no stable code (a problem `code`, an ErrorInfo reason, a Stripe `code`)"
 
 

@@ -59,8 +59,10 @@ def reason_for(fault: Fault) -> tuple[str, str, bool]:
     if fault.code is None:
         return code_name(fault.grpc_code), "", True
     upper = fault.code.upper()
-    if len(upper) <= REASON_MAX and REASON_RE.fullmatch(upper) and upper.lower() == fault.code:
+    if len(upper) <= REASON_MAX and REASON_RE.fullmatch(upper) and upper == fault.code:
         return upper, "", False
+    # Any other spelling ("rate_limited") rides beside its reason: a code is kept as its
+    # service spells it, and decoding a reason no longer recases it.
     reason = _NOT_REASON.sub("_", upper).strip("_")[:REASON_MAX].rstrip("_")
     if not REASON_RE.fullmatch(reason) or not reason[0].isalpha():
         reason = code_name(fault.grpc_code)
@@ -68,9 +70,8 @@ def reason_for(fault: Fault) -> tuple[str, str, bool]:
 
 
 def code_from_reason(reason: str) -> str | None:
-    if not reason:
-        return None
-    return reason.lower() if reason.isupper() else reason
+    """The code an ErrorInfo.reason states: itself, spelled as the service spells it."""
+    return reason or None
 
 
 # --------------------------------------------------------------------------- Fault -> Status

@@ -20,6 +20,7 @@ import msgspec
 from .._errors import DecodeError, shorten
 from .._fault import Fault
 from ..codes import CODE_BY_NAME, Code, code_for_http, code_name
+from ..details import ErrorInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, write_json
 from ._schema import Item, WireDetail, check_depth, item_from_json, typed_items
@@ -58,6 +59,7 @@ def from_parts(
     if http is not None and body_status is None:
         unknown = {**(unknown or {}), "code": http}
     grpc_code = CODE_BY_NAME.get(name) if type(name) is str else None
+    named = grpc_code is not None
     if grpc_code is None:
         if name is not None:
             unknown = {**(unknown or {}), "status": name}
@@ -65,6 +67,11 @@ def from_parts(
         grpc_code = code_for_http(status) if status is not None else int(Code.UNKNOWN)
         reading.inferred += ("grpc_code",)
     fields, stated, wait = fields_from_status(grpc_code, message, items, http_status=body_status)
+    if named and "code" not in fields and not any(type(item) is ErrorInfo for item in items):
+        # No ErrorInfo: the code word in `status` is the only code the service states
+        # (errconv's own bodies always carry an ErrorInfo, so this is never a code it added).
+        fields["code"] = name
+        reading.inferred += ("code",)  # the gRPC code's name: lint still asks for a code of the service's own
     if reading.status is not None:
         fields["status"] = reading.http_status_wins(fields["status"])
     if unknown:

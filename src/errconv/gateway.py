@@ -1,0 +1,467 @@
+"""The HTTP edge: answer every error in one consistent dialect.
+
+- `to_http(error, dialect="problem", *, accept=None, instance=None)` and `from_http`:
+  the seams (the same functions as `errconv.to_http` and `errconv.from_http`).
+- `ProblemMiddleware(app, ...)`: pure ASGI middleware that answers a FaultError, a
+  gRPC error, an upstream HTTP client's status error and (with `catch_all`) any other
+  exception raised before the response started.
+- `install(app, ...)`: exception handlers for Starlette and FastAPI (FaultError,
+  HTTPException with its headers, FastAPI's RequestValidationError, gRPC errors).
+- `LitestarPlugin(...)`: the same for Litestar, as an init plugin.
+
+No web framework is imported until a hook that needs it runs.
+
+>>> import asyncio, httpx, errconv
+>>> from errconv.gateway import ProblemMiddleware
+>>> async def app(scope, receive, send):
+...     raise errconv.FaultError(errconv.Fault.build(status=503, code="busy", next_step="wait", retry_after_seconds=7))
+>>> async def call():
+...     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=ProblemMiddleware(app)), base_url="http://x") as c:
+...         return await c.get("/jobs")
+>>> r = asyncio.run(call())
+>>> r.status_code, r.headers["retry-after"], r.json()["retry_after_seconds"], r.json()["instance"]
+(503, '7', 7, '/jobs')
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from http import HTTPStatus
+import re
+import urllib.parse
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from ._edge import INTERNAL, fault_of, is_rpc_error, upstream_response
+from ._errors import FaultError
+from ._fault import Fault, Violation
+from ._http import HttpResponse, _body_dialect, from_http, to_http
+from ._limits import DEFAULT_LIMITS, Limits
+from .codes import Code, NextStep
+
+if TYPE_CHECKING:
+    from litestar.config.app import AppConfig
+    from starlette.applications import Starlette
+
+__all__ = ["LitestarPlugin", "ProblemMiddleware", "from_http", "install", "to_http", "validation_fault", "wire_headers"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+log = logging.getLogger("errconv.gateway")
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")  # RFC 9110 5.5 field-value: no CR, LF, NUL or other control
+_REQUEST_ID = re.compile(r"[\x21-\x7e]{1,200}")  # printable ASCII, no space, bounded: copied into every answer
+_NO_BODY = frozenset({204, 205, 304})
+_LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})  # FastAPI's loc[0]
+# Written by the answer itself: an exception's own header of these names gives way.
+_OURS = frozenset({"content-type", "content-length", "retry-after", "vary"})
+# RFC 6455 7.4.1 close codes for a WebSocket that fails: 1008 the client's fault,
+# 1013 try again later, 1011 the server's fault.
+_WS_CLOSE = {NextStep.FIX_REQUEST: 1008, NextStep.WAIT: 1013}
+
+
+def wire_headers(headers: Iterable[tuple[str, str]], body_length: int | None) -> list[tuple[bytes, bytes]]:
+    """Header pairs as ASGI sends them, each checked: a name that is no token, or a
+    value holding CR, LF, NUL or another control, is refused (left out, and logged),
+    so nothing copied into a header can split the response. `Content-Length` is
+    written from `body_length` and never copied."""
+    out: list[tuple[bytes, bytes]] = []
+    if body_length is not None:
+        out.append((b"content-length", str(body_length).encode("ascii")))
+    for name, value in headers:
+        if not (isinstance(name, str) and isinstance(value, str) and _TOKEN.fullmatch(name) and _FIELD_VALUE.fullmatch(value)):
+            log.warning("errconv.gateway refused a header that is not safe to send: %r", name if isinstance(name, str) else type(name))
+            continue
+        if name.lower() == "content-length":
+            continue
+        out.append((name.lower().encode("latin-1"), value.strip(" \t").encode("latin-1")))
+    return out
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers") or ():
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def _singled(exc: BaseException) -> BaseException:
+    """The one exception inside (nested) exception groups of one, as anyio task groups
+    and Starlette wrap them; any other exception as it is."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+class _Answers:
+    """The choices every hook shares: dialects, instance, limits."""
+
+    def __init__(
+        self, *, dialect: str, json_dialect: str, request_id_header: str | None, limits: Limits
+    ) -> None:
+        _body_dialect(dialect)  # refused now, at startup, not on the first failing request
+        _body_dialect(json_dialect)
+        self.dialect = dialect
+        self.json_dialect = json_dialect
+        self.request_id = request_id_header.lower().encode("latin-1") if request_id_header else None
+        self.limits = limits
+
+    def instance(self, scope: Scope) -> str | None:
+        """The occurrence: the request id when configured and sent, else the request path
+        (as sent, without the query string, which may hold keys)."""
+        if self.request_id is not None:
+            value = _header(scope, self.request_id)
+            if value is not None and _REQUEST_ID.fullmatch(value):
+                return urllib.parse.quote(value, safe="-._~!$&'()*+,;=:@/")
+        raw = scope.get("raw_path")
+        if isinstance(raw, (bytes, bytearray)) and raw:
+            path = bytes(raw).split(b"?", 1)[0].decode("latin-1")
+        else:
+            path = scope.get("root_path", "") + scope.get("path", "")
+        return urllib.parse.quote(path, safe="-._~!$&'()*+,;=:@/%") or None
+
+    def fault(self, error: Any) -> Fault:
+        return fault_of(error, self.limits)
+
+    def answer(self, fault: Fault, scope: Scope) -> HttpResponse:
+        accept = _header(scope, b"accept")
+        return to_http(
+            fault,
+            self.dialect,
+            accept="" if accept is None else accept,  # "" is any: still negotiated, so Vary: Accept goes out
+            json_dialect=self.json_dialect,
+            instance=self.instance(scope),
+            limits=self.limits,
+        )
+
+
+async def _send_response(send: Send, response: HttpResponse, scope: Scope, extra: Iterable[tuple[str, str]] = ()) -> None:
+    head = scope.get("method") == "HEAD"
+    body = b"" if response.status in _NO_BODY else response.body
+    await send({"type": "http.response.start", "status": response.status, "headers": wire_headers([*response.headers, *extra], len(body))})
+    await send({"type": "http.response.body", "body": b"" if head else body})
+
+
+class ProblemMiddleware:
+    """Pure ASGI middleware that answers errors in one dialect, negotiated per request.
+
+    It catches, from the app it wraps and before the response started: a FaultError;
+    a gRPC error (`grpc.RpcError`, `grpc.aio.AioRpcError`: anything with callable
+    `code()`, `details()`, `trailing_metadata()`); an HTTP client's status error that
+    carries the upstream response (`httpx.HTTPStatusError`, `requests.HTTPError`);
+    and, with `catch_all=True`, any other exception, answered as 500 INTERNAL,
+    give_up, and logged with its traceback, its text never sent.
+
+    The answer is `to_http(...)`: the fault's status, a Content-Type from the client's
+    Accept (`dialect` for `*/*` or no Accept, `json_dialect` for `application/json`,
+    problem+json when nothing fits), `Retry-After` for every wait (the body's number),
+    `Vary: Accept`, `instance` from `request_id_header` when the request sends it,
+    else the request path; DebugInfo and exception text are never sent.
+
+    A response that already started is never touched: the exception is logged and
+    re-raised, so the server closes the connection and the client sees a broken
+    response, not a second one. Lifespan and WebSocket scopes pass through untouched.
+    Not `BaseHTTPMiddleware`: streaming, background tasks and contextvars behave as
+    they do without it.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        json_dialect: str = "problem",
+        dialect: str = "problem",
+        catch_all: bool = False,
+        request_id_header: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.app = app
+        self.catch_all = catch_all
+        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
+
+    def _handles(self, exc: BaseException) -> bool:
+        if isinstance(exc, FaultError) or self.catch_all:
+            return True
+        return is_rpc_error(exc) or (upstream_response(exc) is not None)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as raised:
+            exc = _singled(raised)
+            if not self._handles(exc):
+                raise
+            if started:
+                log.error(
+                    "%s %s failed after its response started; re-raised so the server ends the response",
+                    scope.get("method"), scope.get("path"), exc_info=exc,
+                )
+                raise
+            fault = self._answers.fault(exc)
+            if fault is INTERNAL:  # a bug, not an answer: the traceback goes to the log, never to the client
+                log.error("%s %s raised; answered 500", scope.get("method"), scope.get("path"), exc_info=exc)
+            await _send_response(send, self._answers.answer(fault, scope), scope)
+
+
+# --------------------------------------------------------------------------- Starlette and FastAPI
+
+
+def _dotted(loc: Iterable[Any]) -> str:
+    """A FastAPI error location as a field path: ("body", "items", 0, "price") is
+    `items[0].price`, the form errconv's field violations use everywhere."""
+    parts = list(loc)
+    if len(parts) > 1 and parts[0] in _LOCATIONS:
+        parts = parts[1:]
+    out = ""
+    for part in parts:
+        if isinstance(part, int) and not isinstance(part, bool):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "body"
+
+
+def validation_fault(errors: Iterable[Mapping[str, Any]], *, status: int = 422, limits: Limits = DEFAULT_LIMITS) -> Fault:
+    """The fault for a list of pydantic-style errors (`{loc, msg, type}`): one
+    violation per error, `param` the first one's field path, fix_request."""
+    violations: list[Violation] = []
+    for error in errors:
+        if len(violations) >= limits.max_violations:
+            break
+        reason = error.get("type")
+        violations.append(
+            Violation(
+                field=_dotted(error.get("loc") or ()),
+                description=str(error.get("msg") or ""),
+                reason=reason.upper() if isinstance(reason, str) and reason else None,
+            )
+        )
+    if not violations:
+        violations.append(Violation(field="body", description="the request is not valid"))
+    first = violations[0]
+    more = f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""
+    return Fault.build(
+        status=status,
+        grpc_code=Code.INVALID_ARGUMENT,
+        code="validation_failed",
+        title="Your request is not valid.",
+        detail=f"{first.field}: {first.description}{more}",
+        next_step="fix_request",
+        param=first.field,
+        violations=violations,
+    )
+
+
+def _http_exception_fault(status: int, detail: Any, headers: Mapping[str, str] | None, limits: Limits = DEFAULT_LIMITS) -> Fault:
+    """The fault for a framework's HTTPException: its status and headers read as a
+    response would be (so `Retry-After: 5` is a wait of 5 s), its detail as the detail."""
+    fault = from_http(status, list((headers or {}).items()), b"", limits=limits)
+    if isinstance(detail, str):
+        text: str | None = detail
+    elif detail is None:
+        text = None
+    else:
+        text = json.dumps(detail, default=str, ensure_ascii=False)  # FastAPI allows any JSON value here
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = ""
+    # Starlette fills an absent detail with the reason phrase: the status says that already.
+    if text == phrase:
+        text = None
+    return fault.replace(detail=text[: limits.max_string] if text else None)
+
+
+def _kept(headers: Mapping[str, str] | None) -> list[tuple[str, str]]:
+    return [(k, v) for k, v in (headers or {}).items() if k.lower() not in _OURS]
+
+
+def _optional_errors() -> list[type[Exception]]:
+    """The gRPC and HTTP client errors to handle, for the libraries that are installed."""
+    found: list[type[Exception]] = []
+    try:
+        import grpc
+
+        found.append(grpc.RpcError)
+    except ImportError:
+        pass
+    try:
+        import httpx
+
+        found.append(httpx.HTTPStatusError)
+    except ImportError:
+        pass
+    try:
+        import requests
+
+        found.append(requests.HTTPError)
+    except ImportError:
+        pass
+    return found
+
+
+def install(
+    app: Starlette,
+    *,
+    json_dialect: str = "problem",
+    dialect: str = "problem",
+    validation_status: int = 422,
+    catch_all: bool = False,
+    request_id_header: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> None:
+    """Register errconv's exception handlers on a Starlette or FastAPI app.
+
+    Handled, inside Starlette's ExceptionMiddleware (so they pass through every user
+    middleware, CORS included): FaultError; HTTPException, keeping its headers
+    (`Retry-After: 5` also says wait 5 in the body); FastAPI's RequestValidationError,
+    as a problem body with one violation per error, `param` the first field's path and
+    fix_request, at `validation_status` (422 as FastAPI, or 400); gRPC errors and
+    httpx/requests status errors when those libraries are installed. With `catch_all`,
+    an `Exception` handler answers 500 INTERNAL; Starlette lifts that one into
+    ServerErrorMiddleware, outside all user middleware, which re-raises after it
+    answered so the server logs the traceback.
+    """
+    from starlette.exceptions import HTTPException
+    from starlette.requests import HTTPConnection
+    from starlette.responses import Response
+    from starlette.websockets import WebSocket
+
+    answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
+
+    def respond(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> Response:
+        response = answers.answer(fault, conn.scope)
+        body = b"" if response.status in _NO_BODY else response.body
+        out = Response(content=body, status_code=response.status)
+        out.raw_headers = wire_headers([*response.headers, *extra], len(body))
+        return out
+
+    async def answer(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> Response | None:
+        if isinstance(conn, WebSocket):  # no HTTP response to write: close with the code that says the move
+            code = _WS_CLOSE.get(fault.next_step, 1011) if fault.next_step else 1011
+            await conn.close(code=code, reason=(fault.code or "")[:120])
+            return None
+        return respond(conn, fault, extra)
+
+    async def on_fault(conn: HTTPConnection, exc: Exception) -> Response | None:
+        fault = answers.fault(exc)
+        if fault is INTERNAL:
+            log.error("%s raised; answered 500", conn.scope.get("path"), exc_info=exc)
+        return await answer(conn, fault, [])
+
+    async def on_http_exception(conn: HTTPConnection, exc: Exception) -> Response | None:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code < 400 or exc.status_code in _NO_BODY:
+            out = Response(status_code=exc.status_code)
+            out.raw_headers = wire_headers(list((exc.headers or {}).items()), 0 if exc.status_code not in _NO_BODY else None)
+            return out
+        fault = _http_exception_fault(exc.status_code, exc.detail, exc.headers, limits)
+        return await answer(conn, fault, _kept(exc.headers))
+
+    async def on_validation(conn: HTTPConnection, exc: Exception) -> Response | None:
+        errors = getattr(exc, "errors", None)
+        errors = errors() if callable(errors) else []
+        return await answer(conn, validation_fault(errors, status=validation_status, limits=limits), [])
+
+    # Starlette types a handler as taking a Request or a WebSocket; these take either.
+    add: Callable[[Any, Any], None] = app.add_exception_handler
+    add(FaultError, on_fault)
+    add(HTTPException, on_http_exception)
+    for kind in _optional_errors():
+        add(kind, on_fault)
+    try:
+        from fastapi.exceptions import RequestValidationError
+    except ImportError:
+        pass
+    else:
+        add(RequestValidationError, on_validation)
+    if catch_all:
+        add(Exception, on_fault)
+
+
+# --------------------------------------------------------------------------- Litestar
+
+
+class LitestarPlugin:
+    """errconv's exception handlers for Litestar: `Litestar(..., plugins=[LitestarPlugin()])`.
+
+    A Litestar init plugin (it has `on_app_init`, which is all Litestar's
+    `InitPluginProtocol` asks). It registers, in the app's exception handlers, which
+    Litestar's ExceptionHandlerMiddleware runs around every route and the middleware
+    of that route: FaultError; HTTPException, keeping its headers; ValidationException
+    (Litestar's 400 for a bad request), one violation per error in its `extra`, `param`
+    the first one's key; gRPC errors and httpx/requests status errors when installed;
+    with `catch_all`, every other exception as 500 INTERNAL. Litestar has no
+    ServerErrorMiddleware: these handlers are the last word.
+    """
+
+    def __init__(
+        self,
+        *,
+        json_dialect: str = "problem",
+        dialect: str = "problem",
+        catch_all: bool = False,
+        request_id_header: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.catch_all = catch_all
+        self.limits = limits
+        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
+
+    def on_app_init(self, app_config: AppConfig) -> AppConfig:
+        """Add the handlers to the app's configuration (Litestar calls this once)."""
+        from litestar import Request, Response
+        from litestar.exceptions import HTTPException, ValidationException
+
+        answers, limits = self._answers, self.limits
+
+        def respond(request: Request[Any, Any, Any], fault: Fault, extra: list[tuple[str, str]]) -> Response[bytes]:
+            scope: Any = request.scope  # a TypedDict of Litestar's; an ASGI scope all the same
+            response = answers.answer(fault, scope)
+            headers = {k: v for k, v in ((k.decode(), v.decode("latin-1")) for k, v in wire_headers([*response.headers, *extra], None))}
+            media_type = headers.pop("content-type", "application/problem+json")
+            return Response(content=response.body, status_code=response.status, headers=headers, media_type=media_type)
+
+        def on_fault(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+            fault = answers.fault(exc)
+            if fault is INTERNAL:
+                log.error("%s raised; answered 500", request.scope.get("path"), exc_info=exc)
+            return respond(request, fault, [])
+
+        def on_http_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+            assert isinstance(exc, HTTPException)
+            headers = dict(exc.headers or {})
+            if isinstance(exc, ValidationException) and isinstance(exc.extra, list) and exc.extra:
+                errors = [
+                    {"loc": (e.get("key") or "body",), "msg": e.get("message"), "type": None}
+                    for e in exc.extra
+                    if isinstance(e, Mapping)
+                ]
+                return respond(request, validation_fault(errors, status=exc.status_code, limits=limits), _kept(headers))
+            fault = _http_exception_fault(exc.status_code, exc.detail, headers, limits)
+            return respond(request, fault, _kept(headers))
+
+        handlers: dict[Any, Any] = {FaultError: on_fault, HTTPException: on_http_exception, ValidationException: on_http_exception}
+        for kind in _optional_errors():
+            handlers[kind] = on_fault
+        if self.catch_all:
+            handlers[Exception] = on_fault
+        app_config.exception_handlers = {**handlers, **app_config.exception_handlers}  # the app's own handlers win
+        return app_config

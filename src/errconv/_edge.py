@@ -52,13 +52,15 @@ def upstream_response(error: Any) -> tuple[int, Any, Any] | None:
         inner = getattr(error, "response", None)  # httpx.HTTPStatusError, requests.HTTPError
         return upstream_response(inner) if inner is not None and not isinstance(inner, BaseException) else None
     status = getattr(error, "status_code", None)
-    if isinstance(status, int) and not isinstance(status, bool) and hasattr(error, "headers") and hasattr(error, "content"):
-        try:
-            body = error.content
-        except Exception:  # a streamed response nobody read (httpx.ResponseNotRead): status and headers still say much
-            body = b""
-        return status, error.headers, body
-    return None
+    if not (isinstance(status, int) and not isinstance(status, bool) and hasattr(error, "headers")):
+        return None
+    try:
+        body = error.content
+    except AttributeError:
+        return None  # a status_code and headers, but no response body: not a response
+    except Exception:  # a streamed response nobody read (httpx.ResponseNotRead): status and headers still say much
+        body = b""
+    return status, error.headers, body
 
 
 def _from_upstream(status: int, headers: Any, body: Any, limits: Limits) -> Fault:

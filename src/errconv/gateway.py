@@ -33,7 +33,7 @@ import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from ._edge import INTERNAL, fault_of, is_rpc_error, upstream_response
+from ._edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
 from ._errors import FaultError
 from ._fault import Fault, Violation
 from ._http import HttpResponse, _body_dialect, from_http, to_http
@@ -44,7 +44,16 @@ if TYPE_CHECKING:
     from litestar.config.app import AppConfig
     from starlette.applications import Starlette
 
-__all__ = ["LitestarPlugin", "ProblemMiddleware", "from_http", "install", "to_http", "validation_fault", "wire_headers"]
+__all__ = [
+    "LitestarPlugin",
+    "ProblemMiddleware",
+    "fault_of",
+    "from_http",
+    "install",
+    "to_http",
+    "validation_fault",
+    "wire_headers",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -64,6 +73,19 @@ _OURS = frozenset({"content-type", "content-length", "retry-after", "vary"})
 # RFC 6455 7.4.1 close codes for a WebSocket that fails: 1008 the client's fault,
 # 1013 try again later, 1011 the server's fault.
 _WS_CLOSE = {NextStep.FIX_REQUEST: 1008, NextStep.WAIT: 1013}
+
+
+def fault_of(error: Any, *, limits: Limits = DEFAULT_LIMITS) -> Fault:
+    """The Fault `to_http` answers for `error`: any of the kinds it takes (a Fault, a
+    FaultError, a gRPC error, an upstream response, any other exception).
+
+    Unlike `from_http`, which refuses what it cannot read, this never fails on what an
+    upstream sent: a body that is not UTF-8 or is past the limits is read from the
+    status and headers alone, so `raise FaultError(fault_of(resp))` and
+    `to_grpc(fault_of(resp))` hold for any upstream. A 2xx or 3xx response is still no
+    error (`DecodeError`).
+    """
+    return _fault_of(error, limits)
 
 
 def wire_headers(headers: Iterable[tuple[str, str]], body_length: int | None) -> list[tuple[bytes, bytes]]:
@@ -127,7 +149,7 @@ class _Answers:
         return urllib.parse.quote(path, safe="-._~!$&'()*+,;=:@/%") or None
 
     def fault(self, error: Any) -> Fault:
-        return fault_of(error, self.limits)
+        return _fault_of(error, self.limits)
 
     def answer(self, fault: Fault, scope: Scope) -> HttpResponse:
         accept = _header(scope, b"accept")

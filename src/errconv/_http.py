@@ -32,7 +32,7 @@ from typing import Any
 from ._errors import DecodeError, shorten
 from ._fault import Fault
 from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
-from ._negotiate import negotiate
+from ._negotiate import body_dialect as _body_dialect, negotiate
 from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
@@ -130,7 +130,11 @@ def to_http(
     >>> response.status, response.headers
     (503, [('Content-Type', 'application/problem+json'), ('Retry-After', '30')])
     """
-    body_dialect = _body_dialect(dialect)
+    if accept is None:
+        body_dialect = _body_dialect(dialect)
+    else:
+        choice = negotiate(accept, dialect, json_dialect)  # checks both names too
+        body_dialect = choice.dialect
     if isinstance(error, Fault):
         fault = error
     else:
@@ -139,25 +143,11 @@ def to_http(
         fault = fault_of(error, limits)
     if instance is not None and fault.instance is None:
         fault = fault.replace(instance=instance)
-    if accept is None:
-        return respond(fault, body_dialect, Writing(limits, keep_debug=keep_debug, in_http=True))
-    if json_dialect is None:
-        json_dialect = dialect if body_dialect.form == "json" else "problem"
-    else:
-        _body_dialect(json_dialect)
-    choice = negotiate(accept, body_dialect.name, json_dialect)
-    response = respond(fault, choice.dialect, Writing(limits, keep_debug=keep_debug, in_http=True))
-    response.headers[0] = ("Content-Type", safe_header_value(choice.content_type))  # respond() writes it first
-    response.headers.append(("Vary", "Accept"))
+    response = respond(fault, body_dialect, Writing(limits, keep_debug=keep_debug, in_http=True))
+    if accept is not None:
+        response.headers[0] = ("Content-Type", choice.content_type)  # respond() writes it first
+        response.headers.append(("Vary", "Accept"))
     return response
-
-
-def _body_dialect(name: str) -> Dialect:
-    body_dialect = get(name)
-    if body_dialect.media_type is None or not body_dialect.encodes or body_dialect.form == "http":
-        bodies = ", ".join(d.name for d in body_dialects() if d.encodes)
-        raise DecodeError(f"{name} is not an HTTP body dialect; one of: {bodies}")
-    return body_dialect
 
 
 def respond(fault: Fault, body_dialect: Dialect, writing: Writing) -> HttpResponse:

@@ -25,9 +25,10 @@ from __future__ import annotations
 import functools
 import re
 
+from ._errors import DecodeError
 from .dialects import Dialect, body_dialects, get
 
-__all__ = ["Choice", "negotiate", "parse_accept"]
+__all__ = ["Choice", "body_dialect", "negotiate", "parse_accept"]
 
 PROBLEM_JSON = "application/problem+json"
 JSON = "application/json"
@@ -38,6 +39,7 @@ _MAX_ACCEPT = 8192
 _MAX_RANGES = 64
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _RANGE = re.compile(rf"\s*({_TOKEN})/({_TOKEN})\s*((?:;[^;]*)*)")
+_UNSAFE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _QVALUE = re.compile(r"(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)")
 
 Range = tuple[str, str, float]  # type, subtype (lower case), q
@@ -50,7 +52,8 @@ class Choice:
 
     def __init__(self, dialect: Dialect, content_type: str) -> None:
         self.dialect = dialect
-        self.content_type = content_type
+        # A plugin's media type is text it chose: checked once here, not on every answer.
+        self.content_type = _UNSAFE.sub(" ", content_type).strip()
 
     def __repr__(self) -> str:
         return f"Choice({self.dialect.name!r}, {self.content_type!r})"
@@ -111,17 +114,57 @@ def _own_type(dialect: Dialect) -> str:
     return dialect.content_type or dialect.media_type or JSON
 
 
-def negotiate(accept: str | None, default: str, json_dialect: str) -> Choice:
-    """The dialect and label for an error answering a request with this `accept`."""
+# Both caches hold for one state of the registry: body_dialects() returns the same
+# tuple until a dialect is registered or removed, and a new tuple empties them.
+_registry: tuple[Dialect, ...] | None = None
+_checked: dict[str, Dialect] = {}
+
+
+def _current() -> None:
+    global _registry
+    registry = body_dialects()
+    if registry is not _registry:
+        _checked.clear()
+        _negotiate.cache_clear()
+        _registry = registry
+
+
+def body_dialect(name: str) -> Dialect:
+    """The registered dialect `name`, which must be able to be an HTTP body (a media
+    type, encodes, not a whole response); DecodeError naming the ones that can."""
+    _current()
+    return _checked.get(name) or _check(name)
+
+
+def _check(name: str) -> Dialect:
+    found = get(name)
+    if found.media_type is None or not found.encodes or found.form == "http":
+        bodies = ", ".join(d.name for d in body_dialects() if d.encodes)
+        raise DecodeError(f"{name} is not an HTTP body dialect; one of: {bodies}")
+    _checked[name] = found
+    return found
+
+
+def negotiate(accept: str | None, default: str, json_dialect: str | None = None) -> Choice:
+    """The dialect and label for an error answering a request with this `accept`
+    (None: no negotiation, the default). `json_dialect` answers `application/json`;
+    None is the default when that is a JSON dialect, else problem. Both names are
+    checked to be body dialects."""
     if accept is not None and len(accept) > _MAX_ACCEPT:
         accept = accept[:_MAX_ACCEPT]  # also bounds what the cache below holds
-    return _negotiate(accept, default, json_dialect, body_dialects())
+    _current()
+    return _negotiate(accept, default, json_dialect)
 
 
 @functools.lru_cache(maxsize=512)
-def _negotiate(accept: str | None, default: str, json_dialect: str, registry: tuple[Dialect, ...]) -> Choice:
-    # `registry` is only part of the key: a dialect registered later changes the offers.
-    fallback = Choice(get(default), _own_type(get(default)))
+def _negotiate(accept: str | None, default: str, json_dialect: str | None) -> Choice:
+    registry = body_dialects()
+    own = _checked.get(default) or _check(default)
+    if json_dialect is None:
+        json_dialect = default if own.form == "json" else "problem"
+    elif json_dialect not in _checked:
+        _check(json_dialect)
+    fallback = Choice(own, _own_type(own))
     ranges = parse_accept(accept) if accept is not None else None
     if ranges is None:
         return fallback
@@ -129,7 +172,7 @@ def _negotiate(accept: str | None, default: str, json_dialect: str, registry: tu
     for dialect in registry:
         if dialect.encodes and dialect.form != "http" and dialect.media_type:
             offers.setdefault(dialect.media_type.lower(), dialect.name)
-    default_type = (get(default).media_type or JSON).lower()
+    default_type = (own.media_type or JSON).lower()
     best: tuple[float, int, int] | None = None
     chosen = ""
     for media_type in offers:
@@ -146,5 +189,5 @@ def _negotiate(accept: str | None, default: str, json_dialect: str, registry: tu
     if best[1] == 0 and best[2] == 1:
         return fallback  # a wildcard reached the default's own type: the default answers
     dialect = get(offers[chosen])
-    own = (dialect.media_type or "").lower()
-    return Choice(dialect, _own_type(dialect) if own == chosen else chosen)
+    its_type = (dialect.media_type or "").lower()
+    return Choice(dialect, _own_type(dialect) if its_type == chosen else chosen)

@@ -25,6 +25,7 @@ No web framework is imported until a hook that needs it runs.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from http import HTTPStatus
@@ -36,8 +37,9 @@ from typing import TYPE_CHECKING, Any
 from ._edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
 from ._errors import FaultError
 from ._fault import Fault, Violation
-from ._http import HttpResponse, _body_dialect, from_http, to_http
+from ._http import HttpResponse, from_http, to_http
 from ._limits import DEFAULT_LIMITS, Limits
+from ._negotiate import body_dialect as _body_dialect
 from .codes import Code, NextStep
 
 if TYPE_CHECKING:
@@ -66,6 +68,9 @@ log = logging.getLogger("errconv.gateway")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")  # RFC 9110 5.5 field-value: no CR, LF, NUL or other control
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,200}")  # printable ASCII, no space, bounded: copied into every answer
+_URI_SAFE = "-._~!$&'()*+,;=:@/"  # RFC 3986 unreserved, sub-delims, ":", "@" and "/": a path as it may stand
+_URI_PATH = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)*")
+_CACHED_HEADER = 256  # values up to this long are checked once and remembered
 _NO_BODY = frozenset({204, 205, 304})
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})  # FastAPI's loc[0]
 # Written by the answer itself: an exception's own header of these names gives way.
@@ -90,27 +95,43 @@ def fault_of(error: Any, *, limits: Limits = DEFAULT_LIMITS) -> Fault:
 
 def wire_headers(headers: Iterable[tuple[str, str]], body_length: int | None) -> list[tuple[bytes, bytes]]:
     """Header pairs as ASGI sends them, each checked: a name that is no token, or a
-    value holding CR, LF, NUL or another control, is refused (left out, and logged),
-    so nothing copied into a header can split the response. `Content-Length` is
-    written from `body_length` and never copied."""
-    out: list[tuple[bytes, bytes]] = []
-    if body_length is not None:
-        out.append((b"content-length", str(body_length).encode("ascii")))
-    for name, value in headers:
+    value holding CR, LF, NUL or another control (or a character beyond latin-1), is
+    refused (left out, and logged), so nothing copied into a header can split the
+    response. `Content-Length` is written from `body_length` and never copied."""
+    pairs = tuple(headers)
+    checked = _seen.get(pairs)  # the usual sets (Content-Type, Retry-After, Vary) repeat
+    if checked is None:
+        checked = _wire(pairs)
+        if sum(len(v) if isinstance(v, str) else _CACHED_HEADER for _, v in pairs) < _CACHED_HEADER:
+            if len(_seen) >= 256:
+                _seen.clear()  # bounded; refilled by the sets in use
+            _seen[pairs] = checked
+    if body_length is None:
+        return list(checked)
+    return [(b"content-length", str(body_length).encode("ascii")), *checked]
+
+
+def _wire(pairs: tuple[tuple[Any, Any], ...]) -> tuple[tuple[bytes, bytes], ...]:
+    out = []
+    for name, value in pairs:
         if not (isinstance(name, str) and isinstance(value, str) and _TOKEN.fullmatch(name) and _FIELD_VALUE.fullmatch(value)):
             log.warning("errconv.gateway refused a header that is not safe to send: %r", name if isinstance(name, str) else type(name))
             continue
-        if name.lower() == "content-length":
-            continue
-        out.append((name.lower().encode("latin-1"), value.strip(" \t").encode("latin-1")))
-    return out
+        if name.lower() != "content-length":
+            out.append((name.lower().encode("latin-1"), value.strip(" \t").encode("latin-1")))
+    return tuple(out)
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers") or ():
-        if key == name:
-            return bytes(value).decode("latin-1")
-    return None
+_seen: dict[tuple[tuple[Any, Any], ...], tuple[tuple[bytes, bytes], ...]] = {}
+
+
+@functools.lru_cache(maxsize=1024)
+def _path_instance(raw: bytes) -> str | None:
+    """The instance for a request path as the client sent it (paths repeat: cached)."""
+    path = raw.partition(b"?")[0].decode("latin-1")
+    if _URI_PATH.fullmatch(path):
+        return path  # already a valid URI path
+    return urllib.parse.quote(path, safe=_URI_SAFE + "%") or None
 
 
 def _singled(exc: BaseException) -> BaseException:
@@ -134,40 +155,54 @@ class _Answers:
         self.request_id = request_id_header.lower().encode("latin-1") if request_id_header else None
         self.limits = limits
 
-    def instance(self, scope: Scope) -> str | None:
+    def instance(self, scope: Scope, request_id: str | None) -> str | None:
         """The occurrence: the request id when configured and sent, else the request path
         (as sent, without the query string, which may hold keys)."""
-        if self.request_id is not None:
-            value = _header(scope, self.request_id)
-            if value is not None and _REQUEST_ID.fullmatch(value):
-                return urllib.parse.quote(value, safe="-._~!$&'()*+,;=:@/")
+        if request_id is not None and _REQUEST_ID.fullmatch(request_id):
+            return urllib.parse.quote(request_id, safe=_URI_SAFE)
         raw = scope.get("raw_path")
-        if isinstance(raw, (bytes, bytearray)) and raw:
-            path = bytes(raw).split(b"?", 1)[0].decode("latin-1")
-        else:
-            path = scope.get("root_path", "") + scope.get("path", "")
-        return urllib.parse.quote(path, safe="-._~!$&'()*+,;=:@/%") or None
+        if raw:
+            return _path_instance(bytes(raw))
+        return urllib.parse.quote(scope.get("root_path", "") + scope.get("path", ""), safe=_URI_SAFE) or None
 
     def fault(self, error: Any) -> Fault:
-        return _fault_of(error, self.limits)
+        return error.fault if isinstance(error, FaultError) else _fault_of(error, self.limits)
 
     def answer(self, fault: Fault, scope: Scope) -> HttpResponse:
-        accept = _header(scope, b"accept")
+        accept = request_id = None
+        for key, value in scope.get("headers") or ():  # one pass for both
+            if key == b"accept" and accept is None:
+                accept = bytes(value).decode("latin-1")
+            elif key == self.request_id and request_id is None:
+                request_id = bytes(value).decode("latin-1")
         return to_http(
             fault,
             self.dialect,
-            accept="" if accept is None else accept,  # "" is any: still negotiated, so Vary: Accept goes out
+            accept=accept or "",  # "" is any: still negotiated, so Vary: Accept goes out
             json_dialect=self.json_dialect,
-            instance=self.instance(scope),
+            instance=self.instance(scope, request_id),
             limits=self.limits,
         )
 
 
 async def _send_response(send: Send, response: HttpResponse, scope: Scope, extra: Iterable[tuple[str, str]] = ()) -> None:
-    head = scope.get("method") == "HEAD"
     body = b"" if response.status in _NO_BODY else response.body
-    await send({"type": "http.response.start", "status": response.status, "headers": wire_headers([*response.headers, *extra], len(body))})
-    await send({"type": "http.response.body", "body": b"" if head else body})
+    headers = wire_headers([*response.headers, *extra] if extra else response.headers, len(body))
+    await send({"type": "http.response.start", "status": response.status, "headers": headers})
+    await send({"type": "http.response.body", "body": b"" if scope.get("method") == "HEAD" else body})
+
+
+class _Answer:
+    """An answer as an ASGI app, which is all Starlette asks of a handler's response."""
+
+    __slots__ = ("response", "extra")
+
+    def __init__(self, response: HttpResponse, extra: list[tuple[str, str]]) -> None:
+        self.response = response
+        self.extra = extra
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await _send_response(send, self.response, scope, self.extra)
 
 
 class ProblemMiddleware:
@@ -218,11 +253,13 @@ class ProblemMiddleware:
             return
         started = False
 
-        async def watched(message: Message) -> None:
+        # A plain function returning send's awaitable: one coroutine per message, not two,
+        # which is most of what this middleware costs a request that succeeds.
+        def watched(message: Message) -> Awaitable[None]:
             nonlocal started
-            if message["type"] == "http.response.start":
+            if not started and message["type"] == "http.response.start":
                 started = True
-            await send(message)
+            return send(message)
 
         try:
             await self.app(scope, receive, watched)
@@ -368,27 +405,20 @@ def install(
 
     answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
 
-    def respond(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> Response:
-        response = answers.answer(fault, conn.scope)
-        body = b"" if response.status in _NO_BODY else response.body
-        out = Response(content=body, status_code=response.status)
-        out.raw_headers = wire_headers([*response.headers, *extra], len(body))
-        return out
-
-    async def answer(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> Response | None:
+    async def answer(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> _Answer | None:
         if isinstance(conn, WebSocket):  # no HTTP response to write: close with the code that says the move
             code = _WS_CLOSE.get(fault.next_step, 1011) if fault.next_step else 1011
             await conn.close(code=code, reason=(fault.code or "")[:120])
             return None
-        return respond(conn, fault, extra)
+        return _Answer(answers.answer(fault, conn.scope), extra)
 
-    async def on_fault(conn: HTTPConnection, exc: Exception) -> Response | None:
+    async def on_fault(conn: HTTPConnection, exc: Exception) -> _Answer | None:
         fault = answers.fault(exc)
         if fault is INTERNAL:
             log.error("%s raised; answered 500", conn.scope.get("path"), exc_info=exc)
         return await answer(conn, fault, [])
 
-    async def on_http_exception(conn: HTTPConnection, exc: Exception) -> Response | None:
+    async def on_http_exception(conn: HTTPConnection, exc: Exception) -> Response | _Answer | None:
         assert isinstance(exc, HTTPException)
         if exc.status_code < 400 or exc.status_code in _NO_BODY:
             out = Response(status_code=exc.status_code)
@@ -397,7 +427,7 @@ def install(
         fault = _http_exception_fault(exc.status_code, exc.detail, exc.headers, limits)
         return await answer(conn, fault, _kept(exc.headers))
 
-    async def on_validation(conn: HTTPConnection, exc: Exception) -> Response | None:
+    async def on_validation(conn: HTTPConnection, exc: Exception) -> _Answer | None:
         errors = getattr(exc, "errors", None)
         errors = errors() if callable(errors) else []
         return await answer(conn, validation_fault(errors, status=validation_status, limits=limits), [])

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """What ProblemMiddleware costs a request, on success and on failure.
 
-    python bench/gateway.py                 # about 10 s on two cores
+    python bench/gateway.py                 # 10 to 30 s on two cores
     python bench/gateway.py -n 500 -r 3     # a quick look
     python bench/gateway.py --json          # the figures as JSON
 

@@ -118,7 +118,7 @@ def test_head_answers_the_headers_without_the_body(plain: str) -> None:
     assert head_only.headers["content-length"] == str(len(raw[1]))
 
 
-def test_other_exceptions_are_not_caught_unless_asked(plain: str, caplog: pytest.LogCaptureFixture) -> None:
+def test_other_exceptions_are_not_caught_unless_asked(plain: str) -> None:
     resp = httpx.get(f"{plain}/bug", timeout=10)
     assert resp.status_code == 500
     assert resp.headers["content-type"].startswith("text/plain")  # uvicorn's own answer: the middleware stayed out

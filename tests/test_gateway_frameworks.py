@@ -140,6 +140,19 @@ def test_fastapi_fault_error_and_negotiation(fastapi_base: str) -> None:
     assert resp.json()["retry_after_seconds"] == 8
 
 
+def test_an_http_exception_header_errconv_will_not_read_costs_only_that_header() -> None:
+    app = FastAPI()
+    install(app)
+
+    @app.get("/odd")
+    def odd() -> None:
+        raise HTTPException(503, detail="Down", headers={"X-Trace": "t" * 10_000})  # past Limits.max_header
+
+    resp = _call(app, "GET", "/odd")
+    assert (resp.status_code, resp.headers["content-type"], resp.json()["next_step"]) == (503, "application/problem+json", "wait")
+    assert resp.headers["x-trace"] == "t" * 10_000  # kept: a long header is no unsafe one
+
+
 def test_fastapi_validation_status_can_be_400() -> None:
     resp = _call(fastapi_app(validation_status=400), "POST", "/orders", json=BAD_ORDER)
     assert (resp.status_code, resp.json()["param"]) == (400, "items[0].quantity")

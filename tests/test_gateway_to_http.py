@@ -297,3 +297,12 @@ def test_instance_is_the_request_id_when_it_is_safe_else_the_path(sent: str, ins
     middleware = ProblemMiddleware(_fails, request_id_header="X-Request-Id")
     assert _through(middleware, "/a%20b/c?token=secret", {"X-Request-Id": sent}).json()["instance"] == instance
     assert _through(middleware, "/a%20b/c?token=secret").json()["instance"] == "/a%20b/c"
+
+
+def test_a_client_status_error_on_a_redirect_answers_500_not_a_crash() -> None:
+    async def redirects(scope: Any, receive: Any, send: Any) -> None:
+        response = httpx.Response(302, headers={"Location": "/elsewhere"}, request=httpx.Request("GET", "http://u.test"))
+        response.raise_for_status()
+
+    resp = _through(ProblemMiddleware(redirects), "/x")
+    assert (resp.status_code, resp.json()["next_step"]) == (500, "give_up")

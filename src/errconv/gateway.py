@@ -6,7 +6,9 @@
   gRPC error, an upstream HTTP client's status error and (with `catch_all`) any other
   exception raised before the response started.
 - `install(app, ...)`: exception handlers for Starlette and FastAPI (FaultError,
-  HTTPException with its headers, FastAPI's RequestValidationError, gRPC errors).
+  HTTPException with its headers, FastAPI's RequestValidationError, gRPC and HTTP
+  client errors).
+- `fault_of(error)`: the Fault behind an answer, for code that raises or bridges it.
 - `LitestarPlugin(...)`: the same for Litestar, as an init plugin.
 
 No web framework is imported until a hook that needs it runs.
@@ -28,14 +30,14 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from http import HTTPStatus
 import re
 import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from ._edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
-from ._errors import FaultError
+from ._errors import DecodeError, FaultError
 from ._fault import Fault, Violation
 from ._http import HttpResponse, from_http, to_http
 from ._limits import DEFAULT_LIMITS, Limits
@@ -70,7 +72,7 @@ _FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")  # RFC 9110 5.5 field-valu
 _REQUEST_ID = re.compile(r"[\x21-\x7e]{1,200}")  # printable ASCII, no space, bounded: copied into every answer
 _URI_SAFE = "-._~!$&'()*+,;=:@/"  # RFC 3986 unreserved, sub-delims, ":", "@" and "/": a path as it may stand
 _URI_PATH = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~!$&'()*+,;=:@/]*)*")
-_CACHED_HEADER = 256  # values up to this long are checked once and remembered
+_CACHED_HEADER = 256  # header sets this short in all are checked once and remembered
 _NO_BODY = frozenset({204, 205, 304})
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})  # FastAPI's loc[0]
 # Written by the answer itself: an exception's own header of these names gives way.
@@ -166,9 +168,17 @@ class _Answers:
         return urllib.parse.quote(scope.get("root_path", "") + scope.get("path", ""), safe=_URI_SAFE) or None
 
     def fault(self, error: Any) -> Fault:
-        return error.fault if isinstance(error, FaultError) else _fault_of(error, self.limits)
+        """The Fault for an error of any kind to_http takes; INTERNAL for one that says
+        no error happened (an HTTP client's status error on a 3xx)."""
+        if isinstance(error, FaultError):
+            return error.fault
+        try:
+            return _fault_of(error, self.limits)
+        except DecodeError:
+            return INTERNAL
 
     def answer(self, fault: Fault, scope: Scope) -> HttpResponse:
+        """The response for `fault`, negotiated on the request's Accept."""
         accept = request_id = None
         for key, value in scope.get("headers") or ():  # one pass for both
             if key == b"accept" and accept is None:
@@ -248,10 +258,11 @@ class ProblemMiddleware:
         return is_rpc_error(exc) or (upstream_response(exc) is not None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one ASGI connection: the app's, with its errors answered (see the class)."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = False
+        started = False  # per request, never per middleware: requests run concurrently
 
         # A plain function returning send's awaitable: one coroutine per message, not two,
         # which is most of what this middleware costs a request that succeeds.
@@ -331,7 +342,8 @@ def validation_fault(errors: Iterable[Mapping[str, Any]], *, status: int = 422, 
 def _http_exception_fault(status: int, detail: Any, headers: Mapping[str, str] | None, limits: Limits = DEFAULT_LIMITS) -> Fault:
     """The fault for a framework's HTTPException: its status and headers read as a
     response would be (so `Retry-After: 5` is a wait of 5 s), its detail as the detail."""
-    fault = from_http(status, list((headers or {}).items()), b"", limits=limits)
+    # Read as an upstream's response is: a header errconv will not read costs only that header.
+    fault = _fault_of((status, list((headers or {}).items()), b""), limits)
     if isinstance(detail, str):
         text: str | None = detail
     elif detail is None:

@@ -16,7 +16,8 @@ interceptors stand on.
 b'{"error":{"type":"invalid_request_error","message":"slow down","next_step":"wait"}}'
 
 Public submodules: `errconv.details` (the detail types), `errconv.codes` (the code
-tables), `errconv.dialects` (the dialect protocol and registry), `errconv.lint`,
+tables), `errconv.dialects` (the dialect protocol and registry), `errconv.gateway`
+(ASGI middleware and framework hooks for the HTTP edge), `errconv.lint`,
 `errconv.retry`. Everything else is private.
 """
 

@@ -33,6 +33,7 @@ from typing import Any
 from ._errors import DecodeError, shorten
 from ._fault import Fault
 from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
+from ._negotiate import body_dialect as _body_dialect, negotiate
 from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
@@ -95,14 +96,30 @@ class HttpResponse:
 
 
 def to_http(
-    fault: Fault,
+    error: Any,
     dialect: str = "problem",
     *,
+    accept: str | None = None,
+    json_dialect: str | None = None,
+    instance: str | None = None,
     keep_debug: bool = False,
     limits: Limits = DEFAULT_LIMITS,
 ) -> HttpResponse:
-    """The HTTP response for `fault` with a body in `dialect` (any registered dialect
+    """The HTTP response for an error, with a body in `dialect` (any registered dialect
     with a media type: problem, google, status-json, stripe, ...).
+
+    `error` is a Fault, a FaultError, a gRPC error (anything with callable `code()`,
+    `details()` and `trailing_metadata()`: `grpc.RpcError`, `grpc.aio.AioRpcError`),
+    an upstream HTTP response (`httpx.Response`, `requests.Response`, an exception
+    carrying one as `.response`, or a `(status, headers, body)` tuple), or any other
+    exception, which answers 500 INTERNAL, give_up, with none of its text.
+
+    With `accept` (the request's Accept value) the dialect is negotiated:
+    `application/problem+json` is problem, `application/json` is `json_dialect`
+    (default: `dialect` when it is a JSON dialect, else problem), `*/*` is `dialect`,
+    q-values are honoured (`q=0` excludes), and when nothing is acceptable the answer
+    is problem+json anyway, never a 406; `Vary: Accept` says the choice was made.
+    `instance` fills the RFC 9457 member for a fault that has none of its own.
 
     An outer boundary: DebugInfo is dropped (typed, kept raw, or nested in extension
     members) unless `keep_debug`. A wait says its delay twice, in the body and in
@@ -113,11 +130,24 @@ def to_http(
     >>> response.status, response.headers
     (503, [('Content-Type', 'application/problem+json'), ('Retry-After', '30')])
     """
-    body_dialect = get(dialect)
-    if body_dialect.media_type is None or not body_dialect.encodes or body_dialect.form == "http":
-        bodies = ", ".join(d.name for d in body_dialects() if d.encodes)
-        raise DecodeError(f"{dialect} is not an HTTP body dialect; one of: {bodies}")
-    return respond(fault, body_dialect, Writing(limits, keep_debug=keep_debug, in_http=True))
+    if accept is None:
+        body_dialect = _body_dialect(dialect)
+    else:
+        choice = negotiate(accept, dialect, json_dialect)  # checks both names too
+        body_dialect = choice.dialect
+    if isinstance(error, Fault):
+        fault = error
+    else:
+        from ._edge import fault_of  # the error kinds; it imports from_http from here
+
+        fault = fault_of(error, limits)
+    if instance is not None and fault.instance is None:
+        fault = fault.replace(instance=instance)
+    response = respond(fault, body_dialect, Writing(limits, keep_debug=keep_debug, in_http=True))
+    if accept is not None:
+        response.headers[0] = ("Content-Type", choice.content_type)  # respond() writes it first
+        response.headers.append(("Vary", "Accept"))
+    return response
 
 
 def respond(fault: Fault, body_dialect: Dialect, writing: Writing) -> HttpResponse:
@@ -421,7 +451,7 @@ def strongest_of(candidates: list[Dialect], value: Any, raw: bytes, http: HttpIn
 
 
 def from_http(
-    status: int,
+    status: int | Any,
     headers: Any = (),
     body: bytes | str = b"",
     *,
@@ -429,7 +459,9 @@ def from_http(
     now: float | Callable[[], float] | None = None,
     trace: bool = False,
 ) -> Fault:
-    """The Fault of an HTTP error response, from its status, headers and body.
+    """The Fault of an HTTP error response, from its status, headers and body, or
+    from an HTTP client's response as the one argument (`httpx.Response`,
+    `requests.Response`: anything with `status_code`, `headers` and `content`).
 
     `headers` may be (name, value) pairs, a mapping, or an HTTP client's headers
     object. The body is read as the dialect the registry picks (its media type first,
@@ -442,6 +474,12 @@ def from_http(
     >>> fault.next_step, fault.retry_after_seconds, fault.origin.body
     (<NextStep.WAIT: 'wait'>, 30, 'vague')
     """
+    if not isinstance(status, int):
+        from ._edge import upstream_response
+
+        found = upstream_response(status)
+        if found is not None:
+            status, headers, body = found
     fields, raw = _headers(headers, limits), _bytes(body, limits)
     size = len(raw) + sum(len(name) + len(value) for name, value in fields.items)
     return read(status, fields, raw, Reading(limits, now=now, dialect="http", trace=trace, size=size))

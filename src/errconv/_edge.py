@@ -1,0 +1,114 @@
+"""What `to_http` accepts as an error, read into a Fault.
+
+- a `Fault`, or a `FaultError` carrying one;
+- a gRPC error: anything with callable `code()`, `details()` and `trailing_metadata()`
+  (`grpc.RpcError` as grpcio raises it, `grpc.aio.AioRpcError`), read through
+  `from_grpc`; or a status with those three as attributes (`grpc.Status`,
+  `errconv.to_grpc`'s answer);
+- an upstream HTTP response: anything with `status_code`, `headers` and `content`
+  (`httpx.Response`, `requests.Response`), an exception carrying one as `.response`
+  (`httpx.HTTPStatusError`, `requests.HTTPError`), or a `(status, headers, body)`
+  tuple, read through `from_http`;
+- any other exception: INTERNAL, give_up, and nothing of the exception's text.
+
+Everything is duck-typed, so errconv imports neither grpcio nor an HTTP client for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._errors import DecodeError, FaultError, shorten
+from ._fault import Fault
+from ._limits import Limits
+from .codes import Code
+
+__all__ = ["INTERNAL", "fault_of", "is_rpc_error", "upstream_response"]
+
+# What a client learns of a bug: that it is one, and that repeating the call will not
+# help (AIP-194: INTERNAL is give_up). Never the exception's text, which can hold
+# paths, SQL, keys or another user's data.
+INTERNAL = Fault.build(status=500, grpc_code=Code.INTERNAL, next_step="give_up", title="Internal Server Error")
+
+# grpcio's own messages for an exception a servicer did not handle: the exception's
+# text follows them, and must not reach an HTTP client through the gateway.
+_GRPCIO_LEAKS = ("Exception calling application", "Exception iterating responses", "Exception deserializing")
+
+
+def is_rpc_error(error: Any) -> bool:
+    """A finished gRPC call's error, as grpcio and grpc.aio raise it."""
+    return all(callable(getattr(error, name, None)) for name in ("code", "details", "trailing_metadata"))
+
+
+def _is_status(error: Any) -> bool:
+    return all(hasattr(error, name) for name in ("code", "details", "trailing_metadata")) and not isinstance(error, BaseException)
+
+
+def upstream_response(error: Any) -> tuple[int, Any, Any] | None:
+    """The (status, headers, body) of an HTTP response in any of the usual forms, or None."""
+    if isinstance(error, tuple) and len(error) == 3 and isinstance(error[0], int):
+        return error
+    if isinstance(error, BaseException):
+        inner = getattr(error, "response", None)  # httpx.HTTPStatusError, requests.HTTPError
+        return upstream_response(inner) if inner is not None and not isinstance(inner, BaseException) else None
+    status = getattr(error, "status_code", None)
+    if not (isinstance(status, int) and not isinstance(status, bool) and hasattr(error, "headers")):
+        return None
+    try:
+        body = error.content
+    except AttributeError:
+        return None  # a status_code and headers, but no response body: not a response
+    except Exception:  # a streamed response nobody read (httpx.ResponseNotRead): status and headers still say much
+        body = b""
+    return status, error.headers, body
+
+
+def _from_upstream(status: int, headers: Any, body: Any, limits: Limits) -> Fault:
+    from ._http import from_http  # _http imports this module
+
+    try:
+        return from_http(status, headers, body, limits=limits)
+    except DecodeError:
+        if not (isinstance(status, int) and 400 <= status <= 599):
+            raise  # a success or no status at all: not an error this can answer
+    # The upstream sent something errconv will not read (invalid UTF-8, a body or a
+    # header over the limits): its status and headers, then its status alone, still
+    # say what the caller should do, and the client gets a well-formed answer.
+    try:
+        return from_http(status, headers, b"", limits=limits)
+    except DecodeError:
+        return from_http(status, (), b"", limits=limits)
+
+
+def _from_rpc(code: Any, details: Any, metadata: Any, limits: Limits) -> Fault:
+    from ._grpc import from_grpc
+
+    if isinstance(details, str) and details.startswith(_GRPCIO_LEAKS):
+        details = None
+    try:
+        return from_grpc(code, details, metadata, limits=limits)
+    except DecodeError:
+        # Trailers over the limits: the code still says what to do.
+        return from_grpc(code, None, (), limits=limits)
+
+
+def fault_of(error: Any, limits: Limits) -> Fault:
+    """The Fault `to_http` answers for `error` (see the module docstring)."""
+    if isinstance(error, Fault):
+        return error
+    if isinstance(error, FaultError):
+        return error.fault
+    if isinstance(error, BaseException) and is_rpc_error(error):
+        rpc: Any = error  # duck-typed: grpc.RpcError declares none of the three
+        return _from_rpc(rpc.code(), rpc.details(), rpc.trailing_metadata(), limits)
+    response = upstream_response(error)
+    if response is not None:
+        return _from_upstream(*response, limits)
+    if _is_status(error):
+        return _from_rpc(error.code, error.details, error.trailing_metadata, limits)
+    if isinstance(error, BaseException):
+        return INTERNAL
+    raise TypeError(
+        "to_http takes a Fault, a FaultError, a gRPC error, an HTTP response (or status, headers, body) "
+        f"or an exception, got {shorten(error)}"
+    )

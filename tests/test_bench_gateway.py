@@ -1,0 +1,39 @@
+"""bench/gateway.py runs end to end on a tiny iteration count, so it cannot rot.
+
+Not a timing test: nothing here asserts a speed, only that every comparison is
+measured against its baseline and reported with its target.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import sys
+
+BENCH = pathlib.Path(__file__).resolve().parent.parent / "bench" / "gateway.py"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("errconv_bench_gateway", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_gateway_benchmark_measures_and_reports_every_comparison(capsys) -> None:
+    bench = _load()
+    try:
+        assert bench.main(["-n", "20", "-r", "1"]) == 0
+        table = capsys.readouterr().out
+        assert bench.main(["-n", "20", "-r", "1", "--json"]) == 0
+        figures = json.loads(capsys.readouterr().out)["results"]
+    finally:
+        sys.modules.pop("errconv_bench_gateway", None)
+    names = [name for name, _ in bench.PAIRS]
+    assert set(figures) == set(names)
+    for name in names:
+        assert name in table
+        assert figures[name]["us"] > 0 and figures[name]["baseline_us"] > 0 and figures[name]["ratio"] > 0
+        assert figures[name]["target"] == (1.05 if name.startswith("success") else 1.5)

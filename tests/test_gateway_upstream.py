@@ -205,7 +205,6 @@ def test_openai_rate_limit_with_retry_after_is_a_wait_of_that_delay(edge: str) -
     assert resp.headers["retry-after"] == "20"
 
 
-@pytest.mark.xfail(reason="needs the openai dialect (issue 10)", strict=True)
 def test_openai_rate_limit_with_retry_after_ms_is_a_wait_of_that_delay(edge: str) -> None:
     resp, body = problem(edge, "/openai/v1/chat/completions/retry-after-ms", "from_http")
     assert resp.status_code == 429

@@ -53,3 +53,35 @@ def test_leap_second_and_two_digit_year_window() -> None:
 
 def test_format_is_delay_seconds() -> None:
     assert format_retry_after(30) == "30"
+
+
+def test_rfc850_year_is_resolved_per_timestamp_and_moves_to_the_next_century() -> None:
+    in_1999 = float(calendar.timegm((1999, 12, 31, 23, 0, 0)))
+    assert parse_http_date("Saturday, 01-Jan-00 00:00:00 GMT", in_1999) == calendar.timegm((2000, 1, 1, 0, 0, 0))
+    # 50 years and a half ahead is past the window, though the year alone is 50 ahead.
+    mid_2026 = float(calendar.timegm((2026, 6, 1, 0, 0, 0)))
+    assert parse_http_date("Tuesday, 01-Dec-76 00:00:00 GMT", mid_2026) == calendar.timegm((1976, 12, 1, 0, 0, 0))
+    assert parse_http_date("Tuesday, 01-Jan-76 00:00:00 GMT", mid_2026) == calendar.timegm((2076, 1, 1, 0, 0, 0))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Sun, 06 Nov 1994 08:49:37 UTC",
+        "Sun, 06 Nov 1994 08:49:37 +0000",
+        "Sun, 06 Nov 1994 08:49:37 gmt",
+        "sun, 06 nov 1994 08:49:37 GMT",
+        "Sun, 6 Nov 1994 8:49:37 GMT",
+        "6 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 09:49:37 +0100",  # the offset applied, not taken for GMT
+        "Sun, 06 Nov 1994 03:49:37 -05:00",
+        "Sunday, 06-Nov-1994 08:49:37 GMT",
+    ],
+)
+def test_obsolete_retry_after_dates_are_read_when_plain(value: str) -> None:
+    assert parse_retry_after(value, now=NOW) == 30
+
+
+@pytest.mark.parametrize("value", ["Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 06 Nov 1994 08:49:37 +2500"])
+def test_a_date_whose_zone_is_unknown_is_not_read(value: str) -> None:
+    assert parse_retry_after(value, now=NOW) is None

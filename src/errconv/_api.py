@@ -7,7 +7,7 @@ from typing import Any
 
 from . import dialects as _registry
 from ._errors import DecodeError, LossError, UnknownDialectError, shorten
-from ._fault import Fault
+from ._fault import Fault, scrubbed
 from ._http import read_body
 from ._limits import DEFAULT_LIMITS, Limits
 from .details import TYPE_NAMES, RawDetail
@@ -255,9 +255,12 @@ def _encode(codec: Dialect, fault: Fault, limits: Limits, keep_debug: bool | Non
         raise UnknownDialectError(f"{codec.name} is read, not written; errconv writes: {writers}")
     in_http = codec.form == "http"
     keep = not in_http if keep_debug is None else keep_debug
-    if limits is DEFAULT_LIMITS:  # a Writing is read, never changed: the usual two are shared
-        return codec.encode(fault, _WRITINGS[keep, in_http])
-    return codec.encode(fault, Writing(limits, keep_debug=keep, in_http=in_http))
+    # A Writing is read, never changed: the usual two are shared.
+    writing = _WRITINGS[keep, in_http] if limits is DEFAULT_LIMITS else Writing(limits, keep_debug=keep, in_http=in_http)
+    try:
+        return codec.encode(fault, writing)
+    except UnicodeEncodeError:  # a lone surrogate (see scrubbed): written as U+FFFD instead
+        return codec.encode(scrubbed(fault), writing)
 
 
 _WRITINGS = {(keep, in_http): Writing(DEFAULT_LIMITS, keep_debug=keep, in_http=in_http) for keep in (True, False) for in_http in (True, False)}

@@ -335,3 +335,31 @@ _FIELDS = tuple(f for f in Fault.__struct_fields__ if f != "origin")
 
 def _compared(fault: Fault) -> tuple[Any, ...]:
     return tuple(getattr(fault, name) for name in _FIELDS)
+
+
+# --------------------------------------------------------------------------- writable text
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrubbed(fault: Fault) -> Fault:
+    """`fault` with every lone surrogate in its text replaced by U+FFFD.
+
+    `json.loads('"\\ud800"')` makes such text (a client's member name echoed into an
+    error), `Fault.build` takes it, and no encoder can write it as UTF-8: encoders retry
+    with this copy rather than raise UnicodeEncodeError, so every error still goes out.
+    """
+    scrubbed_fault: Fault = _scrub(fault)
+    return scrubbed_fault
+
+
+def _scrub(value: Any) -> Any:
+    if type(value) is str:
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, msgspec.Struct):
+        return msgspec.structs.replace(value, **{f: _scrub(getattr(value, f)) for f in value.__struct_fields__})
+    if type(value) is dict:
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if type(value) is list or type(value) is tuple:
+        return type(value)(_scrub(v) for v in value)
+    return value

@@ -29,7 +29,7 @@ import msgspec
 from google.rpc import status_pb2
 
 from ._errors import DecodeError, shorten
-from ._fault import METADATA_RESERVED, Fault
+from ._fault import _SURROGATE, METADATA_RESERVED, Fault, scrubbed
 from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from .codes import NextStep
 from .details import BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
@@ -74,7 +74,11 @@ def percent_encode(text: str) -> str:
     >>> percent_encode(" padded ")
     '%20padded%20'
     """
-    raw = text.encode("utf-8", "replace")
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: U+FFFD, as the encoders write it
+        text = _SURROGATE.sub("\ufffd", text)
+        raw = text.encode("utf-8")
     # Nothing to encode when deleting every unencoded byte leaves nothing (at C speed).
     if not raw.translate(None, _UNENCODED_BYTES) and raw[:1] != b" " and raw[-1:] != b" ":
         return text
@@ -176,6 +180,13 @@ def trailers_for(fault: Fault, *, limits: Limits = DEFAULT_LIMITS, keep_debug: b
     grpc-retry-pushback-ms always go out. `errconv.losses(fault, "grpc")` names what
     was dropped.
     """
+    try:
+        return _trailers(fault, limits, keep_debug)
+    except UnicodeEncodeError:  # a lone surrogate (see scrubbed): written as U+FFFD instead
+        return _trailers(scrubbed(fault), limits, keep_debug)
+
+
+def _trailers(fault: Fault, limits: Limits, keep_debug: bool) -> tuple[int, str, Pairs]:
     message, items = status_items(fault, keep_debug=keep_debug)
     pushback: Pairs = []
     if fault.next_step == NextStep.WAIT:

@@ -26,12 +26,13 @@ import html
 import math
 import re
 import time
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
 from ._errors import DecodeError, shorten
-from ._fault import Fault
+from ._fault import Fault, scrubbed
 from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ._negotiate import body_dialect as _body_dialect, negotiate
 from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
@@ -152,6 +153,13 @@ def to_http(
 
 def respond(fault: Fault, body_dialect: Dialect, writing: Writing) -> HttpResponse:
     """to_http's work, for a dialect and a Writing in hand."""
+    try:
+        return _respond(fault, body_dialect, writing)
+    except UnicodeEncodeError:  # a lone surrogate (see scrubbed): written as U+FFFD instead
+        return _respond(scrubbed(fault), body_dialect, writing)
+
+
+def _respond(fault: Fault, body_dialect: Dialect, writing: Writing) -> HttpResponse:
     if not writing.keep_debug:
         fault = without_debug(fault)
     body = body_dialect.encode(fault, writing)
@@ -530,13 +538,14 @@ def _with_headers(fault: Fault, headers: Headers) -> Fault:
 class ParsedResponse:
     """A parsed HTTP response: status, reason, headers (lower-case names, in order) and body."""
 
-    __slots__ = ("status", "reason", "headers", "body")
+    __slots__ = ("status", "reason", "headers", "body", "notes")
 
-    def __init__(self, status: int, reason: str, headers: Headers, body: bytes) -> None:
+    def __init__(self, status: int, reason: str, headers: Headers, body: bytes, notes: tuple[str, ...] = ()) -> None:
         self.status = status
         self.reason = reason
         self.headers = headers
         self.body = body
+        self.notes = notes  # what framing the body took leniency over
 
     def get(self, name: str) -> str | None:
         return self.headers.get(name)
@@ -556,10 +565,146 @@ _CURL_V = re.compile(rb"(?m)^[<>*] ?")
 
 
 def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> ParsedResponse:
-    """Parse an HTTP/1.x response, `curl -i` or `curl -v` output."""
+    """Parse an HTTP/1.x response, `curl -i` or `curl -v` output, its body framed as
+    RFC 9112 section 6 says (see `_framed`)."""
     if len(data) > limits.max_bytes:
         raise DecodeError(f"the response is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
-    return _parse_usual(data, limits) or _parse_any(_uncurl(data), limits)
+    resp = _parse_usual(data, limits) or _parse_any(_uncurl(data), limits)
+    headers = resp.headers
+    if "transfer-encoding" in headers or "content-encoding" in headers:
+        return _framed(resp, limits)
+    length = headers.get("content-length")
+    if length is None or (length == str(len(resp.body)) and len(headers.items) == len(headers._first)):
+        return resp  # the usual: no length, or one that is the body's own
+    return _framed(resp, limits)
+
+
+# --------------------------------------------------------------------------- message framing
+
+_CHUNK_LINE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
+_TEXTUAL = re.compile(rb"[\t\n\r\x20-\x7e]*")
+_CODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits: gzip's header, zlib's (deflate)
+
+
+def _framed(resp: ParsedResponse, limits: Limits) -> ParsedResponse:
+    """The response with its message body as RFC 9112 section 6.3 delimits it and its
+    content codings undone.
+
+    - `Transfer-Encoding: chunked` (last) is de-chunked, extensions and trailers
+      skipped, when the body is valid chunked framing; a body that is not (`curl -i`
+      shows it de-chunked, the header kept) is read as given, and noted. Content-Length
+      is then ignored, as the RFC says.
+    - Content-Length: several values that differ, or one that is not digits, make the
+      message unreadable (DecodeError); bytes past it belong to another message and are
+      dropped; a body shorter than it is read as given, and noted.
+    - gzip and deflate, as a transfer or a content coding, are decompressed within
+      `Limits.max_bytes` (a bomb is a DecodeError); a body that is plainly not
+      compressed (`curl --compressed` shows it decoded) is read as given, and noted.
+    """
+    headers, body, notes = resp.headers, resp.body, list(resp.notes)
+    transfer = _coding_list(headers, "transfer-encoding")
+    content = _coding_list(headers, "content-encoding")
+    if transfer:
+        if transfer[-1] == "chunked":
+            transfer = transfer[:-1]
+            unchunked = _dechunk(body, limits)
+            if unchunked is None:
+                notes.append("Transfer-Encoding: chunked, but the body is not chunked (as curl -i shows it): read as given")
+                transfer = []  # curl undid every coding it shows the body without
+            else:
+                body = unchunked
+        # (A response whose last coding is not chunked runs to the connection's close: all of it.)
+    else:
+        lengths = [v.strip() for name, value in headers.items if name == "content-length" for v in value.split(",")]
+        if lengths:
+            if not all(_DIGITS.fullmatch(v) for v in lengths) or len(set(v.lstrip("0") for v in lengths)) > 1:
+                raise DecodeError(f"invalid Content-Length {shorten(', '.join(lengths))} (RFC 9112 section 6.3)")
+            length = int(lengths[0][-15:]) if len(lengths[0].lstrip("0")) <= 15 else limits.max_bytes + 1
+            if content and content[-1] in _CODINGS and not _compressed(body, content[-1]):
+                pass  # shown decoded (curl --compressed): the length is the coded body's, not this one's
+            elif len(body) > length:
+                if body[length:].strip():
+                    notes.append(f"{len(body) - length} bytes after the Content-Length of {length} ignored")
+                body = body[:length]
+            elif len(body) < length:
+                notes.append(f"the body is {len(body)} bytes, shorter than its Content-Length of {length}: read as given")
+    for coding in reversed(transfer + content):
+        if coding == "identity":
+            continue
+        if coding not in _CODINGS:
+            raise DecodeError(f"the body is in the {shorten(coding)} coding, which errconv does not decode")
+        if not _compressed(body, coding):
+            notes.append(f"{coding}-coded by its headers, but the body is not (as curl --compressed shows it): read as given")
+            break
+        body = _decompress(body, coding, limits)
+    return ParsedResponse(resp.status, resp.reason, headers, body, tuple(notes))
+
+
+def _coding_list(headers: Headers, name: str) -> list[str]:
+    return [c.strip().lower() for n, v in headers.items if n == name for c in v.split(",") if c.strip()]
+
+
+def _dechunk(body: bytes, limits: Limits) -> bytes | None:
+    """The data of a chunked body, or None when `body` is not chunked framing."""
+    parts: list[bytes] = []
+    at = total = 0
+    while True:
+        m = _CHUNK_LINE.match(body, at)
+        if m is None:
+            return None
+        size = int(m.group(1), 16)
+        at = m.end()
+        if size == 0:
+            return b"".join(parts)  # the trailer section after it is no part of the body
+        if at + size > len(body):
+            return None
+        total += size
+        if total > limits.max_bytes:
+            raise DecodeError(f"the chunked body is over the limit of {limits.max_bytes} bytes (Limits.max_bytes)")
+        parts.append(body[at : at + size])
+        at += size
+        if body.startswith(b"\r\n", at):
+            at += 2
+        elif body.startswith(b"\n", at):
+            at += 1
+        else:
+            return None
+
+
+def _compressed(body: bytes, coding: str) -> bool:
+    """Whether `body` starts as `coding` does (gzip's magic, a zlib or raw deflate stream)."""
+    if coding in ("gzip", "x-gzip"):
+        return body[:2] == b"\x1f\x8b"
+    if coding == "deflate":
+        if len(body) >= 2 and body[0] & 0x0F == 8 and (body[0] << 8 | body[1]) % 31 == 0:
+            return True
+        return bool(body) and _TEXTUAL.fullmatch(body) is None  # raw deflate is anything but plain text
+    return True
+
+
+def _decompress(body: bytes, coding: str, limits: Limits) -> bytes:
+    wbits = _CODINGS[coding]
+    if coding == "deflate" and not (len(body) >= 2 and body[0] & 0x0F == 8 and (body[0] << 8 | body[1]) % 31 == 0):
+        wbits = -15  # raw deflate, as some servers send "deflate"
+    out: list[bytes] = []
+    size = 0
+    data = body
+    try:
+        while data:
+            engine = zlib.decompressobj(wbits)
+            chunk = engine.decompress(data, limits.max_bytes + 1 - size)
+            size += len(chunk)
+            out.append(chunk)
+            if size > limits.max_bytes or engine.unconsumed_tail:
+                raise DecodeError(
+                    f"the {coding} body decompresses to over {limits.max_bytes} bytes (Limits.max_bytes)"
+                )
+            if not engine.eof:
+                raise DecodeError(f"the {coding} body is truncated")
+            data = engine.unused_data if wbits == 31 else b""  # gzip members may follow each other
+    except zlib.error as exc:
+        raise DecodeError(f"the {coding} body does not decompress: {shorten(str(exc), 60)}") from None
+    return b"".join(out)
 
 
 def _parse_usual(data: bytes, limits: Limits) -> ParsedResponse | None:
@@ -615,14 +760,14 @@ def _uncurl(data: bytes) -> bytes:
     return b"\r\n".join(head) + b"\r\n\r\n" + text
 
 
+_BLANK_LINE = re.compile(rb"\r?\n\r?\n")  # RFC 9112 2.2: a bare LF may end any line of the head
+
+
 def _split(data: bytes) -> tuple[bytes, bytes]:
-    crlf = data.find(b"\r\n\r\n")
-    lf = data.find(b"\n\n", 0, len(data) if crlf == -1 else crlf)  # not through the body
-    if crlf != -1 and (lf == -1 or crlf < lf):
-        return data[:crlf], data[crlf + 4 :]
-    if lf != -1:
-        return data[:lf], data[lf + 2 :]
-    return data, b""
+    m = _BLANK_LINE.search(data)
+    if m is None:
+        return data, b""
+    return data[: m.start()], data[m.end() :]
 
 
 def _parse_any(data: bytes, limits: Limits) -> ParsedResponse:
@@ -678,6 +823,8 @@ def decode_message(data: Any, reading: Reading) -> Fault:
     if not isinstance(data, (bytes, bytearray)):
         raise DecodeError(f"http takes the response as bytes, got {type(data).__name__}")
     resp = parse_response(data if type(data) is bytes else bytes(data), reading.limits)
+    if resp.notes:
+        reading.notes += resp.notes
     return read(resp.status, resp.headers, resp.body, reading)
 
 

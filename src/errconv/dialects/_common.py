@@ -108,8 +108,9 @@ def write_json(value: Any) -> bytes:
 
 
 def seconds_from_nanos(nanos: int) -> int:
-    """Whole seconds for a delay, rounded up: waiting 2.4 s means waiting 3."""
-    return min(math.ceil(nanos / 1_000_000_000), MAX_RETRY_AFTER_SECONDS)
+    """Whole seconds for a delay, rounded up: waiting 2.4 s means waiting 3; a negative
+    delay (a Duration may be one) means no wait at all, 0."""
+    return max(0, min(math.ceil(nanos / 1_000_000_000), MAX_RETRY_AFTER_SECONDS))
 
 
 def capped_delay(seconds: int) -> int:

@@ -129,6 +129,8 @@ def parse_duration(text: Any) -> int:
         return int(text[:-1]) * _NANOS  # whole seconds, as most delays are (and within range)
     if not isinstance(text, str) or not text.endswith("s") or len(text) > 32:
         raise Mismatch("duration")
+    if text[:1] == "-":  # a Duration may be negative (proto3 JSON writes "-5s"); RetryInfo then reads as 0
+        return -parse_duration(text[1:]) if text[1:2] != "-" else _mismatch()
     whole, _, frac = text[:-1].partition(".")
     # [0-9]+ at C speed: among ASCII characters isdigit() is true for 0-9 alone.
     if not (whole.isascii() and whole.isdigit()) or (frac and not (frac.isascii() and frac.isdigit())):
@@ -137,6 +139,10 @@ def parse_duration(text: Any) -> int:
     if seconds > MAX_DURATION_SECONDS:  # past google.protobuf.Duration's range: not a Duration
         raise Mismatch("duration")
     return seconds * _NANOS + (int((frac + "000000000")[:9]) if frac else 0)
+
+
+def _mismatch() -> int:
+    raise Mismatch("duration")
 
 
 def format_duration(nanos: int) -> str:

@@ -26,6 +26,7 @@ from ._common import Reading, Writing
 
 __all__ = ["Grpc"]
 
+_BINARY = re.compile(rb"[\x00-\x08\x0e-\x1f]")
 _TRAILER_LINE = re.compile(rb"^[ \t]*grpc-status[ \t]*:", re.MULTILINE | re.IGNORECASE)
 
 
@@ -41,7 +42,9 @@ class Grpc(Dialect):
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         if isinstance(value, (list, tuple)):
             return CERTAIN
-        if isinstance(value, (bytes, bytearray)) and _TRAILER_LINE.search(value):
+        # Text, with a trailer line in it: Status bytes start with a field tag (a control
+        # byte), though their message may hold a line like `grpc-status: 14`.
+        if isinstance(value, (bytes, bytearray)) and _TRAILER_LINE.search(value) and not _BINARY.search(value, 0, 64):
             return STRONG
         return 0.0
 

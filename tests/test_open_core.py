@@ -264,3 +264,37 @@ def test_trace_records_where_each_field_came_from() -> None:
     assert trace["delay:retry_after_seconds"] == ("/body/retry_after_seconds", 30)
     assert trace["delay:Retry-After"] == ("/headers/retry-after", ("30", 30))
     assert errconv.decode(data).origin.trace == ()  # only when asked
+
+
+def _json_bodies() -> list[object]:
+    import json
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    out: list[object] = []
+    for path in [*root.glob("golden/*/*.json"), *root.glob("tests/realworld/*/*.json"), *root.glob("tests/lint_examples/*.json")]:
+        try:
+            out.append(json.loads(path.read_bytes()))
+        except ValueError:
+            pass
+    from tests import fuzz_inputs
+
+    for raw in getattr(fuzz_inputs, "SEEDS", ()):
+        try:
+            out.append(json.loads(raw))
+        except (ValueError, TypeError):
+            pass
+    return out
+
+
+def test_a_dialect_never_claims_an_object_without_its_keys() -> None:
+    # Detection asks only the dialects whose `keys` a body has: a dialect that would claim
+    # an object lacking all of them would be passed over, so none may.
+    bodies = [b for b in _json_bodies() if isinstance(b, dict)]
+    assert len(bodies) > 200
+    for dialect in dialects.registered():
+        if dialect.keys is None or dialect.form != "json":
+            continue
+        for body in bodies:
+            stripped = {k: v for k, v in body.items() if k not in dialect.keys}
+            assert dialect.recognise(stripped, None) == 0, (dialect.name, stripped)

@@ -38,7 +38,7 @@ from ._negotiate import body_dialect as _body_dialect, negotiate
 from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
-from .dialects import Dialect, HttpInfo, body_dialects, by_media, get
+from .dialects import Dialect, HttpInfo, body_dialects, by_media, claimants, get
 from .dialects._base import decode_json
 from .dialects._common import Headers, Reading, Writing, read_json, valid_code, write_json
 from .dialects._status import without_debug
@@ -427,10 +427,10 @@ def read_body(
         if stripped[:1] in (b"{", b"[") and json_like:
             value = read_json(stripped, reading.limits, "the response body")
     is_json = value is not _UNPARSED
-    candidates = [d for d in body_dialects() if (d.form == "json" and is_json) or (d.form == "bytes" and body is not None)]
     ok = http.status is not None and http.status < 400 and not reading.lenient
-    if ok:
-        candidates = [d for d in candidates if d.errors_on_success]
+    candidates = _candidates(is_json, body is not None, ok)
+    if is_json and type(value) is dict:
+        candidates = claimants(candidates, value, http)
     dialect = strongest_of(candidates, value, body or b"", http)
     if dialect is None:
         if ok:
@@ -449,7 +449,27 @@ def read_body(
     return dialect.decode(body, reading)
 
 
-def strongest_of(candidates: list[Dialect], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:
+def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
+    """The body dialects that may read a body: JSON ones for JSON, bytes ones for any
+    body, only those that report errors inside a 2xx for a success (cached per registry)."""
+    every = body_dialects()
+    key = (is_json, has_body, ok)
+    hit = _CANDIDATES.get(key)
+    if hit is not None and hit[0] is every:
+        return hit[1]
+    found = tuple(
+        d
+        for d in every
+        if ((d.form == "json" and is_json) or (d.form == "bytes" and has_body)) and (d.errors_on_success or not ok)
+    )
+    _CANDIDATES[key] = (every, found)
+    return found
+
+
+_CANDIDATES: dict[tuple[bool, bool, bool], tuple[tuple[Dialect, ...], tuple[Dialect, ...]]] = {}
+
+
+def strongest_of(candidates: tuple[Dialect, ...], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:
     best, score = None, 0.0
     for dialect in candidates:
         claim = dialect.recognise(value if dialect.form == "json" else raw, http)

@@ -111,6 +111,7 @@ def _add(dialect: Dialect) -> None:
     _reserved = _ranked = None
     _forms.clear()
     _media.clear()
+    _claimants.clear()
 
 
 def register_dialect(dialect: Dialect | type[Dialect], *, replace: bool = False) -> Dialect:
@@ -213,12 +214,39 @@ def reserved_names() -> dict[str, str]:
 def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] | tuple[Dialect, ...]) -> Dialect | None:
     """The candidate that recognises `value` most strongly, the first among equals
     (candidates come in precedence order); None when none does."""
+    if type(value) is dict and type(candidates) is tuple:
+        candidates = claimants(candidates, value, http)
     best, score = None, 0.0
     for dialect in candidates:
         claim = dialect.recognise(value, http)
         if claim > score:
             best, score = dialect, claim
     return best
+
+
+def claimants(candidates: tuple[Dialect, ...], value: dict[str, Any], http: HttpInfo | None) -> tuple[Dialect, ...]:
+    """The candidates that may recognise the JSON object `value`: those whose `keys` it
+    has one of (or with no keys, or whose own media type the response names)."""
+    media = "" if http is None else http.media_type
+    small = len(value) <= 16
+    if small:
+        key = (id(candidates), media, *value)
+        hit = _claimants.get(key)
+        if hit is not None and hit[0] is candidates:  # (an id is only unique while its tuple lives)
+            return hit[1]
+    found = tuple(
+        d
+        for d in candidates
+        if d.keys is None or not value.keys().isdisjoint(d.keys) or (media and (media == d.media_type or media in d.media_types))
+    )
+    if small:
+        if len(_claimants) >= 1024:
+            _claimants.clear()  # bounded, whatever shapes an input stream holds
+        _claimants[key] = (candidates, found)
+    return found
+
+
+_claimants: dict[tuple[Any, ...], tuple[tuple[Dialect, ...], tuple[Dialect, ...]]] = {}
 
 
 def by_form(form: str) -> tuple[Dialect, ...]:

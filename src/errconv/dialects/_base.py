@@ -58,6 +58,9 @@ class Dialect:
     - `one_line`: its bytes hold no line break, so JSON Lines can carry them;
     - `lossless`: it carries every Fault that `Fault.build` makes (its `http+` form
       all but DebugInfo, which an outer boundary drops); the property tests hold it to that;
+    - `keys`: for a JSON dialect, the top-level members at least one of which every
+      object it recognises has (outside HTTP that names its media type); detection asks
+      only the dialects whose keys a body has. None: it may claim any value;
     - `schema`: a msgspec type the usual shape of its bodies decodes into, in C; with one,
       `decode_typed(body, reading)` gets the body as that type (decoded straight from the
       bytes, or converted from the parsed value) and may answer None to have `decode`
@@ -85,6 +88,7 @@ class Dialect:
     errors_on_success: ClassVar[bool] = False
     one_line: ClassVar[bool] = True
     lossless: ClassVar[bool] = False
+    keys: ClassVar[frozenset[str] | None] = None
     schema: ClassVar[Any] = None
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:

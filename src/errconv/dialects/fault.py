@@ -28,6 +28,7 @@ class FaultDialect(Dialect):
     one_line = False
     lossless = True
     name = "fault"
+    keys = frozenset(("grpc_code",))
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         if (

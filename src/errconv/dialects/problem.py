@@ -456,6 +456,7 @@ class Problem(Dialect):
     name = "problem"
     media_type = "application/problem+json"
     reserved = _RESERVED
+    keys = frozenset(_RFC) | OWN_MEMBERS | ALIASES
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         if type(value) is not dict:

@@ -37,6 +37,7 @@ class StatusJson(Dialect):
     name = "status-json"
     media_type = "application/json"
     reserved = frozenset(_KNOWN)
+    keys = frozenset(("code",))
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """An integer gRPC `code` with a `message` or `details`, and no `error` wrapper

@@ -105,6 +105,7 @@ class Stripe(Dialect):
     name = "stripe"
     media_type = "application/json"
     reserved = frozenset(_OWN)
+    keys = frozenset(("error",))
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """`{"error": {...}}` with a string `type`, or with Stripe's own members."""

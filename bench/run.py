@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """errconv benchmarks: ratios measured side by side in one process.
 
-    python bench/run.py                          # one to two minutes on two cores
+    python bench/run.py                          # one to three minutes on two cores
     python bench/run.py --iterations 200 --repeats 3 --output /tmp/quick.json
     python bench/run.py --compare bench/results-before.json
 
@@ -91,6 +91,9 @@ COMPILED_TARGETS = {
 LIMITS = {"floor": 4.0, "json_format": 6.0, "api_core": 8.0}
 COMPILED_LIMITS = {"floor": 3.5, "json_format": 10.0, "api_core": 8.0, "status_path": 2.0}
 DEFAULT_OUTPUT = ROOT / "bench" / "results.json"
+# Calls per function per round: fewer when both builds are timed (twice the functions),
+# so that a run stays within two to three minutes on two cores.
+ITERATIONS, ITERATIONS_TWO_BUILDS = 1500, 800
 COMPILED_VENV = ROOT / ".venv-compiled"
 # The keys of the functions that call errconv (timed once per build); the rest are the baselines.
 ERRCONV_KINDS = ("decode:", "encode:", "convert:", "api_core:errconv")
@@ -740,7 +743,10 @@ def compare(new: dict[str, Any], old: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--iterations", "-n", type=int, default=1500, help="calls per function per round (default 1500)"
+        "--iterations",
+        "-n",
+        type=int,
+        help=f"calls per function per round (default {ITERATIONS}, or {ITERATIONS_TWO_BUILDS} when both builds are timed)",
     )
     parser.add_argument("--repeats", "-r", type=int, default=7, help="rounds; figures are medians (default 7)")
     parser.add_argument(
@@ -754,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
         help="an interpreter with the compiled build, to hand the run to (default .venv-compiled/bin/python when it exists)",
     )
     args = parser.parse_args(argv)
-    if args.iterations < 1 or args.repeats < 1:
+    if (args.iterations is not None and args.iterations < 1) or args.repeats < 1:
         parser.error("--iterations and --repeats must be at least 1")
     note = None
     if args.pure_only:
@@ -770,7 +776,8 @@ def main(argv: list[str] | None = None) -> int:
             print(proc.stderr, end="", file=sys.stderr)
             return proc.returncode
         builds = {"pure": errconv}
-    results = run(args.iterations, args.repeats, tuple(args.case or CASES), builds, note)
+    iterations = args.iterations or (ITERATIONS_TWO_BUILDS if len(builds) > 1 else ITERATIONS)
+    results = run(iterations, args.repeats, tuple(args.case or CASES), builds, note)
     text = report(results)
     if args.compare is not None:
         text += compare(results, json.loads(args.compare.read_text()))

@@ -217,8 +217,6 @@ def end(exc: BaseException, context: Any, watch: _Watch, method: str, side: Serv
         return
     trailers = getattr(context, "trailing_metadata", None)
     outcome = side.outcome(exc, trailers() if trailers is not None else ())
-    if outcome.unexpected:
-        _LOG.error("%s raised %s; the call ends %s", method, type(exc).__name__, status_code(outcome.code).name, exc_info=exc)
     status = GrpcStatus(status_code(outcome.code), outcome.message, outcome.trailing_metadata)
     abort_with_status = getattr(context, "abort_with_status", None)
     try:
@@ -228,6 +226,10 @@ def end(exc: BaseException, context: Any, watch: _Watch, method: str, side: Serv
             context.abort(status.code, status.details, status.trailing_metadata)
     except again:
         return  # the handler had aborted (and swallowed it): its status stands
+    except BaseException:  # the abort's own exception, which ends the call
+        if outcome.unexpected:
+            _LOG.error("%s raised %s; the call ends %s", method, type(exc).__name__, status.code.name, exc_info=exc)
+        raise
 
 
 # --------------------------------------------------------------------------- client errors

@@ -216,3 +216,7 @@ def test_the_guard_is_asked_before_the_first_attempt_and_told_after_a_give_up() 
     unguarded.start()
     unguarded.failed(GIVE_UP)
     assert len(guard) == 1
+    cancelled = core.Attempts(None, guard, ("/S/M", b"cancelled"), None)
+    cancelled.start()
+    cancelled.failed(core.call_fault(1, "Locally cancelled by application!", ()))  # give_up by the ladder
+    assert len(guard) == 1  # but the caller's own cancellation is no answer about the request

@@ -56,6 +56,7 @@ DEFAULT_TRAILER_BUDGET = 7 * 1024
 # agent fields, the delay) of any fault Fault.build accepts.
 MIN_TRAILER_BUDGET = 1024
 
+_CANCELLED = 1
 _INTERNAL = 13
 # Keys of ours that a handler's own trailers must not duplicate (a second Status would
 # contradict the first), and the ones grpcio sets itself from the code and message.
@@ -273,7 +274,8 @@ class Attempts:
 
     def failed(self, fault: Fault, retryable: bool = True) -> float | None:
         """The sleep before the next attempt, or None to stop with `fault`."""
-        if self.guard is not None:
+        # A cancelled call is the caller's own doing: it says nothing about the request.
+        if self.guard is not None and fault.grpc_code != _CANCELLED:
             self.guard.record(self.key, fault)
         if self.policy is None:
             return None

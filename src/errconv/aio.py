@@ -32,7 +32,7 @@ import grpc.aio
 
 from ._errors import FaultError
 from ._fault import Fault
-from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, ServerSide, call_fault, replayable, request_key, requests_key
+from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, Outcome, ServerSide, call_fault, replayable, request_key, requests_key
 from ._limits import DEFAULT_LIMITS, Limits
 from .interceptors import _KINDS, _MAKERS, _streaming, _unary, status_code
 from .retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
@@ -110,7 +110,10 @@ def _coroutine(behavior: Callable[..., Any], method: str, side: ServerSide) -> C
         try:
             return await behavior(request, context)
         except Exception as exc:
-            await end(exc, context, method, side)
+            outcome = _ending(exc, context, method, side)
+            del exc  # a frame holding its own exception is a cycle (see errconv.interceptors)
+            if outcome is not None:
+                await context.abort(status_code(outcome.code), outcome.message, tuple(outcome.trailing_metadata))
             raise
 
     return wrapped
@@ -123,7 +126,10 @@ def _async_generator(behavior: Callable[..., Any], method: str, side: ServerSide
             async for message in responses:
                 yield message
         except Exception as exc:
-            await end(exc, context, method, side)
+            outcome = _ending(exc, context, method, side)
+            del exc
+            if outcome is not None:
+                await context.abort(status_code(outcome.code), outcome.message, tuple(outcome.trailing_metadata))
             raise
         finally:
             await responses.aclose()
@@ -131,17 +137,17 @@ def _async_generator(behavior: Callable[..., Any], method: str, side: ServerSide
     return wrapped
 
 
-async def end(exc: BaseException, context: Any, method: str, side: ServerSide) -> None:
-    """End the call for `exc` (aio's abort sends the status at once, then raises), or
-    return to let `exc` pass: an AbortError is the handler's abort, and the same
-    object must reach grpc.aio; a call whose status went out already (`done()`: the
-    handler aborted and swallowed it) keeps that status."""
+def _ending(exc: BaseException, context: Any, method: str, side: ServerSide) -> Outcome | None:
+    """How to end the call for `exc` (aio's abort sends the status at once, then
+    raises), or None to let `exc` pass: an AbortError is the handler's abort, and the
+    same object must reach grpc.aio; a call whose status went out already (`done()`:
+    the handler aborted and swallowed it) keeps that status."""
     if isinstance(exc, grpc.aio.AbortError) or context.done():
-        return
+        return None
     outcome = side.outcome(exc, context.trailing_metadata())
     if outcome.unexpected:
         _LOG.error("%s raised %s; the call ends %s", method, type(exc).__name__, status_code(outcome.code).name, exc_info=exc)
-    await context.abort(status_code(outcome.code), outcome.message, tuple(outcome.trailing_metadata))
+    return outcome
 
 
 # --------------------------------------------------------------------------- client errors

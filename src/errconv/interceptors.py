@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import sys
 import threading
 import types
 from collections.abc import Callable, Hashable, Iterator
@@ -39,7 +40,7 @@ import grpc
 from ._errors import FaultError
 from ._fault import Fault
 from ._grpc import GrpcStatus
-from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, ServerSide, call_fault, replayable, request_key, requests_key
+from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, Outcome, ServerSide, call_fault, replayable, request_key, requests_key
 from ._limits import DEFAULT_LIMITS, Limits
 from .retry import GuardRefused, RetryPolicy, TerminalGuard
 
@@ -178,7 +179,13 @@ def _unary(behavior: Callable[..., Any], method: str, side: ServerSide, aborts: 
         try:
             return behavior(request, context)
         except Exception as exc:
-            end(exc, context, watch, method, side, aborts, again)
+            ending = _ending(exc, context, watch, side, aborts)
+            # Unbound before anything raises out of this frame: the frame is in the
+            # exception's traceback, and a frame holding its own exception is a cycle,
+            # one per failed call, left for the garbage collector.
+            del exc
+            if ending is not None:
+                _abort(context, ending, method, again)
             raise
         finally:
             watch.release(context)
@@ -194,7 +201,10 @@ def _streaming(behavior: Callable[..., Any], method: str, side: ServerSide, abor
         try:
             yield from behavior(request, context)
         except Exception as exc:
-            end(exc, context, watch, method, side, aborts, again)
+            ending = _ending(exc, context, watch, side, aborts)
+            del exc  # as in _unary: no cycle through this frame
+            if ending is not None:
+                _abort(context, ending, method, again)
             raise
         finally:
             watch.release(context)
@@ -202,34 +212,41 @@ def _streaming(behavior: Callable[..., Any], method: str, side: ServerSide, abor
     return wrapped
 
 
-def end(exc: BaseException, context: Any, watch: _Watch, method: str, side: ServerSide, aborts: _Aborts = (), again: _Aborts = ()) -> None:
-    """End the call for `exc` (by aborting, which raises), or return to let it pass:
-    after the handler's own abort, whose status stands, and on a call that is over
-    (cancelled by the client, past its deadline), where nothing can be sent.
-
-    `aborts` are exceptions that are an abort themselves, `again` what aborting a
-    call that was aborted already raises (aio's, for a sync handler on an aio server,
-    whose context the watch cannot shadow)."""
+def _ending(exc: BaseException, context: Any, watch: _Watch, side: ServerSide, aborts: _Aborts) -> Outcome | None:
+    """How to end the call for `exc`, or None to let it pass: after the handler's own
+    abort, whose status stands, and on a call that is over (cancelled by the client,
+    past its deadline), where nothing can be sent. `aborts` are exceptions that are an
+    abort themselves (aio's, for a sync handler on an aio server)."""
     if isinstance(exc, aborts) or watch.aborted_in(context):
-        return
+        return None
     is_active = getattr(context, "is_active", None)
     if is_active is not None and not is_active():
-        return
+        return None
     trailers = getattr(context, "trailing_metadata", None)
-    outcome = side.outcome(exc, trailers() if trailers is not None else ())
+    return side.outcome(exc, trailers() if trailers is not None else ())
+
+
+def _abort(context: Any, outcome: Outcome, method: str, again: _Aborts) -> None:
+    """End the call with `outcome` (aborting raises), called while the handler's
+    exception is being handled. Returns only when `again` says the call had been
+    aborted already (aio refuses a second abort), whose status then stands."""
     status = GrpcStatus(status_code(outcome.code), outcome.message, outcome.trailing_metadata)
     abort_with_status = getattr(context, "abort_with_status", None)
+    original = sys.exc_info()[1]
     try:
         if abort_with_status is not None:
             abort_with_status(status)
         else:  # aio's context for a sync handler: abort takes the trailers itself
             context.abort(status.code, status.details, status.trailing_metadata)
     except again:
-        return  # the handler had aborted (and swallowed it): its status stands
+        return
     except BaseException:  # the abort's own exception, which ends the call
-        if outcome.unexpected:
-            _LOG.error("%s raised %s; the call ends %s", method, type(exc).__name__, status.code.name, exc_info=exc)
+        # Logged once the abort is under way, not before: a refused one ends nothing.
+        if outcome.unexpected and original is not None:
+            _LOG.error("%s raised %s; the call ends %s", method, type(original).__name__, status.code.name, exc_info=original)
         raise
+    finally:
+        del original
 
 
 # --------------------------------------------------------------------------- client errors
@@ -287,7 +304,8 @@ class FaultRpcError(FaultError, grpc.RpcError):
     def __str__(self) -> str:
         fault = self.fault
         step = f"{fault.next_step} {fault.retry_after_seconds} s" if fault.retry_after_seconds is not None else str(fault.next_step)
-        return f"{self.code().name}: {self.details() or ''} (next step: {step})"
+        code = self.code()
+        return f"{getattr(code, 'name', code)}: {self.details() or ''} (next step: {step})"
 
 
 class FaultCallError(FaultRpcError, grpc.Call, _Future):  # type: ignore[misc]

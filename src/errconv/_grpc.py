@@ -207,16 +207,21 @@ def trailers_for(
     elif fault.next_step is not None:
         pushback.append((PUSHBACK_KEY, "-1"))
     packed = [pack_item(i) for i in items]
-    # Most faults fit: write them whole and measure what was written. _Fit, which
-    # counts what each cut would save without writing anything, is for the rest.
-    pairs = _pairs(fault.grpc_code, message, packed, pushback)
-    if dropped or _size(pairs) > limits.max_trailer_bytes:
+    # Most faults fit: write them whole and measure what was written (grpc-status and
+    # grpc-message by their lengths alone: the gRPC library writes those two itself).
+    # _Fit, which counts what each cut would save without writing anything, is for the rest.
+    code = fault.grpc_code
+    metadata: Pairs = [(DETAILS_KEY, status_message(code, message, packed).SerializeToString()), *pushback]
+    head = _STATUS_ENTRY + len(str(code))
+    if message:
+        head += _MESSAGE_ENTRY + _percent_len(message.encode("utf-8", "replace"))
+    if dropped or head + _size(metadata) > limits.max_trailer_bytes:
         field = "detail" if fault.detail else "title"
-        fit = _Fit(fault.grpc_code, message, packed, items, limits.max_trailer_bytes - _size(pushback), field, dropped)
+        fit = _Fit(code, message, packed, items, limits.max_trailer_bytes - _size(pushback), field, dropped)
         fit.shrink()
         message = fit.message
-        pairs = _pairs(fault.grpc_code, message, fit.packed, pushback)
-    return fault.grpc_code, message, pairs[2 if message else 1 :]
+        metadata = _pairs(code, message, fit.packed, pushback)[2 if message else 1 :]
+    return code, message, metadata
 
 
 def _pairs(code: int, message: str, packed: list[tuple[str, bytes]] | None, pushback: Pairs) -> Pairs:
@@ -244,7 +249,14 @@ def _percent_len(raw: bytes) -> int:
 
 
 def _size(pairs: Iterable[tuple[str, str | bytes]]) -> int:
-    return sum(len(k) + _wire_len(k, v) + _ENTRY_OVERHEAD for k, v in pairs)
+    total = 0
+    for key, value in pairs:  # a plain loop: this runs on every fault written
+        total += len(key) + _wire_len(key, value) + _ENTRY_OVERHEAD
+    return total
+
+
+_STATUS_ENTRY = len("grpc-status") + _ENTRY_OVERHEAD
+_MESSAGE_ENTRY = len("grpc-message") + _ENTRY_OVERHEAD
 
 
 def _wire_len(key: str, value: str | bytes) -> int:

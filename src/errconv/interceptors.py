@@ -75,9 +75,11 @@ class ServerInterceptor(grpc.ServerInterceptor):
         max_trailer_bytes: the budget for the whole trailer block (default 7 KiB,
             under grpcio's 8 KiB soft limit; past its 16 KiB hard limit the client
             sees RESOURCE_EXHAUSTED instead of the status). Over it the least
-            important parts go first, in the order `errconv._grpc.trailers_for`
-            documents, named in ErrorInfo's metadata under `errconv_dropped`; the
-            code, the reason and the delay always go out.
+            important parts go first (DebugInfo, the other details last first, ...;
+            the README's Limits table gives the order), named in ErrorInfo's
+            metadata under `errconv_dropped`; the code, the reason and the delay
+            always go out. The handler's own trailers count too, and go only when
+            they would leave the fault less than 1 KiB.
         unexpected: the Fault an exception that is no FaultError ends the call with
             (default: INTERNAL, give_up, code `internal_error`, "Internal error").
         expose_exceptions: for development: the exception's type and text in the
@@ -633,6 +635,7 @@ class _Stream(grpc.Call, _Future):
 
 
 _PENDING: Any = object()
+_CANCELLED: Any = object()  # cancelled between attempts
 
 
 class _RetryingFuture(grpc.Call, _Future):
@@ -673,6 +676,9 @@ class _RetryingFuture(grpc.Call, _Future):
                     threading.Thread(target=self._again, args=(sleep,), name="errconv-retry", daemon=True).start()
                     return
                 final = FaultRpcError.of(error, fault, self._attempts)
+        self._finish(final)
+
+    def _finish(self, final: Any) -> None:
         with self._condition:
             self._final = final
             callbacks, self._callbacks = self._callbacks, []
@@ -685,8 +691,8 @@ class _RetryingFuture(grpc.Call, _Future):
         self._attempts.start()
         with self._condition:
             cancelled = self._cancelled
-        if cancelled:
-            self._settle(self._current)  # the failed attempt, as it was
+        if cancelled:  # during the sleep: no attempt is under way to cancel
+            self._finish(_CANCELLED)
             return
         future = self._continuation(_with_timeout(self._details, self._attempts.timeout()), self._requests())
         with self._condition:
@@ -697,7 +703,10 @@ class _RetryingFuture(grpc.Call, _Future):
         with self._condition:
             if not self._condition.wait_for(lambda: self._final is not _PENDING, timeout):
                 raise grpc.FutureTimeoutError()
-            return self._final
+            final = self._final
+        if final is _CANCELLED:
+            raise grpc.FutureCancelledError()
+        return final
 
     def result(self, timeout: float | None = None) -> Any:
         final = self._wait(timeout)

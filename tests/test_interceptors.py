@@ -325,6 +325,22 @@ def test_a_server_without_the_interceptor_leaks_what_errconv_hides() -> None:
     assert info.value.code() is grpc.StatusCode.UNKNOWN and SECRET in info.value.details()  # type: ignore[attr-defined]
 
 
+def test_a_handler_is_wrapped_once_per_method() -> None:
+    interceptor = ServerInterceptor()
+    handler = grpc.unary_unary_rpc_method_handler(unary_unary)
+
+    class Details:
+        def __init__(self, method: str) -> None:
+            self.method, self.invocation_metadata = method, ()
+
+    first = interceptor.intercept_service(lambda d: handler, Details("/s/A"))
+    assert interceptor.intercept_service(lambda d: handler, Details("/s/A")) is first
+    assert interceptor.intercept_service(lambda d: handler, Details("/s/B")) is not first  # logs name its method
+    other = grpc.unary_unary_rpc_method_handler(unary_unary)
+    assert interceptor.intercept_service(lambda d: other, Details("/s/A")) is not first
+    assert interceptor.intercept_service(lambda d: None, Details("/s/C")) is None  # unknown: UNIMPLEMENTED, as without
+
+
 # --------------------------------------------------------------------------- the client keeps working
 
 

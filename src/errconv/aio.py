@@ -34,7 +34,7 @@ from ._errors import FaultError
 from ._fault import Fault
 from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, Outcome, ServerSide, call_fault, replayable, request_key, requests_key
 from ._limits import DEFAULT_LIMITS, Limits
-from .interceptors import _KINDS, _MAKERS, _streaming, _unary, status_code
+from .interceptors import _KINDS, _MAKERS, _streaming, _unary, _Wrapped, status_code
 from .retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
@@ -72,6 +72,7 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         self.side = ServerSide(
             keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions
         )
+        self._wrapped = _Wrapped(wrap_handler)
 
     def __repr__(self) -> str:
         return f"errconv.aio.ServerInterceptor({self.side!r})"
@@ -80,7 +81,7 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
-        return wrap_handler(handler, handler_call_details.method, self.side)
+        return self._wrapped.get(handler, handler_call_details.method, self.side)
 
 
 def wrap_handler(handler: Any, method: str, side: ServerSide) -> Any:

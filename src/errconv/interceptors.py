@@ -98,6 +98,7 @@ class ServerInterceptor(grpc.ServerInterceptor):
         self.side = ServerSide(
             keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions
         )
+        self._wrapped = _Wrapped(wrap_handler)
 
     def __repr__(self) -> str:
         return f"errconv.interceptors.ServerInterceptor({self.side!r})"
@@ -106,7 +107,31 @@ class ServerInterceptor(grpc.ServerInterceptor):
         handler = continuation(handler_call_details)
         if handler is None:
             return None
-        return wrap_handler(handler, handler_call_details.method, self.side)
+        return self._wrapped.get(handler, handler_call_details.method, self.side)
+
+
+class _Wrapped:
+    """The wrapped handler of each (handler, method), made once: grpcio looks a method's
+    handler up on every call, and wrapping it anew (a closure and a namedtuple
+    `_replace`) would cost every call, the successful ones too, a few microseconds."""
+
+    __slots__ = ("_entries", "_wrap")
+    MAX = 1024  # a generic handler that makes a handler per call only churns this
+
+    def __init__(self, wrap: Callable[[Any, str, ServerSide], Any]) -> None:
+        self._wrap = wrap
+        self._entries: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+    def get(self, handler: Any, method: str, side: ServerSide) -> Any:
+        key = (id(handler), method)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] is handler:  # the same object, not one at a reused id
+            return entry[1]
+        wrapped = self._wrap(handler, method, side)
+        if len(self._entries) >= self.MAX:
+            self._entries.clear()
+        self._entries[key] = (handler, wrapped)  # holding the handler keeps its id unique
+        return wrapped
 
 
 _KINDS = {(False, False): "unary_unary", (False, True): "unary_stream", (True, False): "stream_unary", (True, True): "stream_stream"}

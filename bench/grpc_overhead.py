@@ -19,7 +19,9 @@ Beside them, for the record (no target): the server against a hand-built Status 
 once and reused (the floor: no per-call building at all); the client with a
 RetryPolicy and a TerminalGuard configured (which a successful call does not use
 beyond keying the request); and the client through an interceptor that does nothing,
-which is what `grpc.intercept_channel` costs by itself.
+which is what `grpc.intercept_channel` costs by itself; and the server's own CPU time
+per failing call, in the handler's thread (the handler and errconv's wrapper), which
+load from elsewhere on the machine hardly moves, where it moves the wall clock a lot.
 
 Every call is a real call over 127.0.0.1 (server and client in this process, so the
 figure is the whole cost of a call, both sides). Each round times `--calls` calls of
@@ -103,6 +105,27 @@ def with_errconv(request: bytes, context: grpc.ServicerContext) -> bytes:
 
 def succeed(request: bytes, context: grpc.ServicerContext) -> bytes:
     return b"ok"
+
+
+class HandlerTime(grpc.ServerInterceptor):
+    """Outermost on a server: the CPU time the handler's thread spends in each call's
+    handler (errconv's wrapper included), which other load on the machine hardly moves."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, list[float]] = {}
+
+    def intercept_service(self, continuation: Any, handler_call_details: Any) -> Any:
+        handler = continuation(handler_call_details)
+        inner, spent = handler.unary_unary, self.spent.setdefault(handler_call_details.method.rsplit("/", 1)[-1], [])
+
+        def timed(request: bytes, context: grpc.ServicerContext) -> Any:
+            start = time.thread_time()
+            try:
+                return inner(request, context)
+            finally:
+                spent.append(time.thread_time() - start)
+
+        return handler._replace(unary_unary=timed)
 
 
 class NoOp(grpc.UnaryUnaryClientInterceptor):
@@ -220,6 +243,16 @@ def main(argv: list[str] | None = None) -> int:
         # The least disturbed round of each: the estimate other load on the machine moves least.
         return min(times[of]) / min(times[against])
 
+    # The server's own work per failing call, in thread CPU time.
+    bare_timer, errconv_timer = HandlerTime(), HandlerTime()
+    with server([bare_timer]) as bare_port, server([errconv_timer, ServerInterceptor()]) as errconv_port:
+        with grpc.insecure_channel(f"127.0.0.1:{bare_port}", options=options) as a, grpc.insecure_channel(f"127.0.0.1:{errconv_port}", options=options) as b:
+            measure({"hand": lambda: failing_calls(a.unary_unary(f"/{SERVICE}/hand"), n), "errconv": lambda: failing_calls(b.unary_unary(f"/{SERVICE}/errconv"), n)}, 3)
+    handler_cpu = {
+        "hand-built Status": statistics.median(bare_timer.spent["hand"]) * 1e6,
+        "errconv ServerInterceptor": statistics.median(errconv_timer.spent["errconv"]) * 1e6,
+    }
+
     server_ratio = statistics.median(ratios(server_times, "errconv ServerInterceptor", "hand-built Status"))
     floor_ratio = statistics.median(ratios(server_times, "errconv ServerInterceptor", "prebuilt Status"))
     client_ratio = statistics.median(ratios(client_times, "errconv ClientInterceptor", "bare channel"))
@@ -240,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             "target": TARGETS["server"],
             "holds": server_ratio <= TARGETS["server"],
             "ratio_vs_prebuilt": round(floor_ratio, 3),
+            "handler_cpu_us": {name: round(us, 1) for name, us in handler_cpu.items()},
         },
         "client": {
             "per_call_us": {name: round(per_call(client_times, name), 1) for name in client_times},
@@ -270,6 +304,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, us in figures[side]["per_call_us"].items():
             print(f"  {side:6}  {name:28} {us:8.1f}")
     print()
+    cpu = figures["server"]["handler_cpu_us"]
+    print(
+        f"server-side CPU of a failing call's handler (thread time, median): {cpu['hand-built Status']:.1f} µs building the "
+        f"Status by hand, {cpu['errconv ServerInterceptor']:.1f} µs raising FaultError through the interceptor"
+    )
     print(f"server interceptor vs a Status prebuilt once (the floor, no target): {floor_ratio:.3f}x")
     print(f"client interceptor with RetryPolicy and TerminalGuard on a successful call (no target): {guarded_ratio:.3f}x")
     print(f"grpc.intercept_channel with an interceptor that does nothing (no target): {noop_ratio:.3f}x")

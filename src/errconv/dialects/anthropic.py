@@ -18,7 +18,8 @@ Decoding also reads the older bodies without the top-level `"type": "error"` whe
 alone are Stripe's too) and a message.
 
 Writing (cheap: for Anthropic-compatible proxies): the type for the status, the code as
-`details.error_code` when it is not that type, errconv's agent fields inside `error`
+`details.error_code` when it is not that type (null when the fault has none: the type
+alone would read as the code), errconv's agent fields inside `error`
 (`next_step`, `param`, `retry_after_seconds` for a wait), then the extension members;
 `request_id` from a RequestInfo. Inside HTTP, `x-should-retry` (the Anthropic SDK obeys
 it over its status rules) and `request-id`.
@@ -164,6 +165,7 @@ class Anthropic(Dialect):
 
     name = "anthropic"
     media_type = "application/json"
+    keys = frozenset(("error",))
     reserved = _OWN_SET | {"request_id"}
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
@@ -196,15 +198,17 @@ class Anthropic(Dialect):
             reading.saw("text", "/error/message", message)
         elif message is not None:
             taken.discard("message")
-        # The type is the code, but in a body with errconv's next_step (errconv writes the
-        # status's type and any code as details.error_code: no error_code, no code).
-        code = type_ if "next_step" not in inner else None
+        # The type is the code unless details.error_code names a more specific one, or is
+        # null: errconv's mark of a fault without a code (Anthropic's always have a type).
+        code = type_
         details = get("details")
         if type(details) is dict:
             error_code, field = details.get("error_code"), details.get("field")
-            rest = {k: v for k, v in details.items() if not (k == "error_code" and type(v) is str) and not (k == "field" and type(v) is str)}
+            rest = {k: v for k, v in details.items() if not (k == "error_code" and (error_code is None or type(v) is str)) and not (k == "field" and type(v) is str)}
             if type(error_code) is str and error_code:
                 code = error_code  # the more specific: "branch on it rather than on message"
+            elif error_code is None and "error_code" in details:
+                code = None
             if type(field) is str and field:
                 fields["param"] = field
             if rest:
@@ -268,8 +272,8 @@ class Anthropic(Dialect):
         inner: dict[str, Any] = {"type": type_, "message": fault.detail or fault.title or ""}
         ext_details = fault.extensions.get("details")
         details: dict[str, Any] = {}
-        if fault.code is not None and fault.code != type_:
-            details["error_code"] = fault.code
+        if fault.code != type_:
+            details["error_code"] = fault.code  # null for no code, which a bare type would not say
         if type(ext_details) is dict:
             details.update((k, v) for k, v in ext_details.items() if k not in ("error_code", "field"))
         if details:

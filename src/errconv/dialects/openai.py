@@ -57,7 +57,7 @@ STEP_FOR_CODE: dict[str, tuple[NextStep, str]] = {
     # A 429 that no wait clears: the account is out of credit until someone pays
     # (gpt-pilot#340; older bodies have code null and only this type: big-AGI#104).
     # OpenAI's SDK retries it twice regardless; errconv says x-should-retry: false.
-    "insufficient_quota": (_GIVE_UP, "the account is out of credit (its quota is spent until billing changes), though sent as a 429"),
+    "insufficient_quota": (_GIVE_UP, "the account is out of credit: no wait restores the quota, only billing does, though it comes as a 429"),
     "billing_hard_limit_reached": (_GIVE_UP, "the organisation's monthly spend limit is reached: a person must raise it"),
     # Per-minute request and token limits reset within the minute. Some gateways send
     # these as 400 or 500; the code says wait whatever the status.
@@ -205,6 +205,7 @@ class OpenAI(Dialect):
 
     name = "openai"
     media_type = "application/json"
+    keys = frozenset(("error", "object"))  # object: the flat FastChat/vLLM form
     reserved = _OWN_SET
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:

@@ -130,7 +130,8 @@ def test_code_table_row(code: str, step: NextStep) -> None:
 
 def test_the_spent_usage_sentences_give_up() -> None:
     for message in ("You're out of extra usage. Add more at claude.ai/settings/usage and keep going.",
-                    "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."):  # fmt: skip
+                    "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.",
+                    "You have reached your specified API usage limits. You will regain access on 2026-04-01 at 00:00 UTC."):  # fmt: skip
         fault = anthropic(envelope("invalid_request_error", message), 400)
         assert fault.next_step == GIVE_UP and fault.code == "invalid_request_error"
         assert any("read from the message" in n for n in fault.origin.notes)
@@ -258,6 +259,11 @@ def test_bad_input_is_a_decode_error_or_liberal(data: bytes) -> None:
     except errconv.DecodeError:
         return
     assert isinstance(fault, errconv.Fault)
+
+
+def test_details_null_is_nothing() -> None:
+    fault = anthropic(b'{"type":"error","error":{"details":null,"type":"rate_limit_error","message":"Rate limited"}}')
+    assert (fault.code, fault.status, fault.next_step, fault.extensions) == ("rate_limit_error", 429, WAIT, {})
 
 
 def test_members_of_the_wrong_type_are_kept() -> None:

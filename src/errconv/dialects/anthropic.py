@@ -123,13 +123,16 @@ _STEP_FOR_STATUS: dict[int, tuple[NextStep, str]] = {
     413: (_FIX, "HTTP 413 from Anthropic: the request is too large, only a smaller one passes"),
     529: (_WAIT, "HTTP 529 from Anthropic: overloaded for the moment"),
 }
-# Usage exhaustion that older responses state only in a fixed sentence, typed
-# invalid_request_error at 400 (which would say fix_request): no change of the request
-# helps, a person must add credit (openclaw/openclaw#61763). Newer responses carry an
-# error_code instead (enforced_spend_limit_reached, ...). Matched at the start only.
+# Spent usage, credit or spend caps that responses state only in a fixed sentence,
+# typed invalid_request_error at 400 (which would say fix_request): no change of the
+# request helps, and no short wait; a person must add credit or raise the cap (captures
+# in tests/realworld/anthropic: openclaw/openclaw#61763, anthropics/claude-code#66314 and
+# #38035). Newer responses carry an error_code instead (enforced_spend_limit_reached,
+# ...). Matched at the start of the message only.
 _BILLING_SENTENCES = (
     "You're out of extra usage",
     "Your credit balance is too low",
+    "You have reached your specified API usage limits",
 )
 
 
@@ -214,6 +217,8 @@ class Anthropic(Dialect):
             if rest:
                 fields["extensions"] = {"details": rest}
             taken.add("details")
+        elif details is None and "details" in inner:
+            taken.add("details")  # "details": null, as some responses send: nothing to keep
         param = get("param")  # errconv's own member, beside what Anthropic defines
         if type(param) is str and param:
             fields["param"] = param

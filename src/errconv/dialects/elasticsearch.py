@@ -10,7 +10,8 @@ it is kept verbatim as extensions. Before 5.x the error was a string,
 `"IndexMissingException[[x] missing]"`: it is the detail, and there is no code.
 
 Next step: the code table below (the top `type`, then the root causes' types), else
-the status ladder. A bare body without `status` is 500, assumed and noted.
+the status ladder; a circuit breaker whose `durability` is PERMANENT (7.x and later
+say so) gives up, as it "requires manual intervention". A bare body without `status` is 500, assumed and noted.
 
 Detection: `error` an object with `root_cause`, or with string `type` and `reason`
 beside an integer top-level `status` (Stripe's and OpenAI's `error` objects have
@@ -37,7 +38,8 @@ CODES: dict[str, Row] = {
     # (the clients' bulk helpers do); ES sends 429, but a search wraps it in a 503 or 500.
     "es_rejected_execution_exception": (NextStep.WAIT, Code.RESOURCE_EXHAUSTED),
     # A circuit breaker tripped on memory in use: it clears as requests finish (429 since
-    # 7.0, a 500 or 503 before, which the ladder would give up on).
+    # 7.0, a 500 or 503 before, which the ladder would give up on), unless the body's
+    # `durability` is PERMANENT: then it needs an operator, and the step is give_up.
     "circuit_breaking_exception": (NextStep.WAIT, Code.RESOURCE_EXHAUSTED),
 }
 _LEGACY = re.compile(r"[A-Za-z][A-Za-z0-9_.$]{0,200}Exception\[")
@@ -96,6 +98,10 @@ class Elasticsearch(Dialect):
             step = by_code(CODES, code, "elasticsearch")
             if step is None:
                 step = next((s for t in _root_types(inner) if (s := by_code(CODES, t, "elasticsearch root cause"))), None)
+            if step is not None and inner.get("durability") == "PERMANENT":
+                # A breaker's durability (7.x+): PERMANENT "requires manual intervention"
+                # (CircuitBreaker.Durability), TRANSIENT "fixes itself eventually".
+                step = (NextStep.GIVE_UP, "elasticsearch durability PERMANENT")
         elif type(inner) is str:
             fields["detail"] = inner
             extensions = None

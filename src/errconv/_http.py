@@ -366,7 +366,7 @@ def _form_fields(body: bytes) -> Any:
     JSON object of its fields, each a string, the first of a repeated name kept, for the
     JSON dialects to recognise; _UNPARSED when it is no form."""
     try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=True, max_num_fields=_MAX_FORM_FIELDS)
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=_MAX_FORM_FIELDS)
     except ValueError:
         return _UNPARSED
     fields: dict[str, str] = {}

@@ -54,9 +54,17 @@ def test_a_successful_token_response_is_no_error() -> None:
         response(200, {"error": "something_else"})  # not a registered code: inside a 2xx it is nothing
 
 
-def test_a_form_body_that_is_no_form_is_vague() -> None:
-    fault = response(400, b"%%%&&&==", FORM)
-    assert fault.origin.body in ("vague", "unrecognised")
+def test_form_bodies_as_servers_write_them() -> None:
+    fault = response(400, b"error=slow_down&interval=7&", FORM)  # a trailing separator
+    assert (fault.code, fault.retry_after_seconds) == ("slow_down", 7)
+    repeated = response(400, b"error=expired_token&error=slow_down", FORM)  # the first of a repeated name
+    assert repeated.code == "expired_token"
+
+
+def test_a_form_body_of_no_known_shape_is_read_from_the_status() -> None:
+    assert response(400, b"%%%&&&==", FORM).origin.body == "unrecognised"
+    many = response(400, b"a=1&" * 300, FORM)  # more fields than a form is read for: the body is text
+    assert many.origin.body == "vague" and many.next_step == NextStep.FIX_REQUEST
 
 
 def test_an_interval_is_a_delay_only_for_a_wait() -> None:

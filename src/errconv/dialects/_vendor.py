@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..codes import Code, NextStep, code_for_http, http_for_code
+from ..codes import Code, NextStep, code_for_http
 from ._common import Reading
 from ._schema import check_depth
 
-__all__ = ["Row", "by_code", "extensions_of", "grpc_code_of", "status_for_row", "status_of", "valid_status"]
+__all__ = ["Row", "by_code", "extensions_of", "grpc_code_of", "status_of", "valid_status"]
 
 # One row of a vendor's code table: the next step the code means whatever the status
 # says, and the gRPC code for it (used when the HTTP status says nothing: a 2xx, or a
@@ -57,11 +57,6 @@ def grpc_code_of(status: int, reading: Reading, row: Row | None = None) -> int:
     if status >= 400:
         return code_for_http(status)
     return int(row[1]) if row is not None else int(Code.UNKNOWN)
-
-
-def status_for_row(row: Row | None) -> int | None:
-    """The status a bare body implies by its code's row (its gRPC code's HTTP status)."""
-    return None if row is None else http_for_code(int(row[1]))
 
 
 def by_code(table: Mapping[str, Row], code: str | None, vendor: str) -> tuple[NextStep, str] | None:

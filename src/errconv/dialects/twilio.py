@@ -42,7 +42,7 @@ CODES: dict[str, Row] = {
     "20503": (NextStep.WAIT, Code.UNAVAILABLE),
 }
 _DOCS = ("https://www.twilio.com/docs/", "http://www.twilio.com/docs/")
-_LEGACY_MEMBERS = frozenset(("code", "message", "more_info", "status", "details", "user_error", "http_status_code"))
+_LEGACY_MEMBERS = frozenset(("code", "message", "more_info", "status", "details"))
 _TEXT = ("type", "title", "detail", "instance")
 
 

@@ -59,6 +59,16 @@ BUILT_IN = (
     ("stripe", "Stripe"),
     ("openai", "OpenAI"),
     ("anthropic", "Anthropic"),
+    ("slack", "Slack"),
+    ("oauth", "OAuth"),
+    ("cloudflare", "Cloudflare"),
+    ("github", "GitHub"),
+    ("discord", "Discord"),
+    ("twilio", "Twilio"),
+    ("elasticsearch", "Elasticsearch"),
+    ("fastapi", "FastApi"),
+    ("drf", "Drf"),
+    ("spring", "Spring"),
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape

@@ -57,6 +57,10 @@ BUILT_IN = (
     ("status", "Status"),
     ("grpc", "Grpc"),
     ("stripe", "Stripe"),
+    ("graphql", "GraphQL"),
+    ("jsonapi", "JsonApi"),
+    ("jsonrpc", "JsonRpc"),
+    ("mcp", "Mcp"),
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape

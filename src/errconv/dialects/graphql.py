@@ -41,7 +41,7 @@ from typing import Any
 from .._errors import DecodeError, shorten
 from .._fault import Fault, Violation
 from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, code_name, http_for_code
-from ._base import CERTAIN, LIKELY, STRONG, WEAK, Dialect, HttpInfo
+from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, write_json
 from ._schema import check_depth
 from ._slot import read_slot, write_slot
@@ -86,6 +86,7 @@ _TABLE: dict[str, tuple[int, int]] = {
 # Where a code may be, in order: extensions (Apollo, DGS, graphql-java), then the error (GitHub).
 _CODE_MEMBERS = ("errorType", "classification")
 _ERROR_MEMBERS = frozenset(("message", "locations", "path", "extensions"))
+_GITHUB = _ERROR_MEMBERS | {"type"}  # GitHub adds its code as `type`
 _TOP = frozenset(("errors", "data", "extensions", "hasNext", "incremental", "pending", "completed"))
 # JSON:API's error members, which a GraphQL error never has.
 _JSONAPI_ONLY = frozenset(("title", "detail", "source", "status", "links", "meta", "id"))
@@ -185,7 +186,9 @@ class GraphQL(Dialect):
             return STRONG
         if all(e.keys() <= _ERROR_MEMBERS for e in errors):
             return LIKELY  # {"errors": [{"message": ...}]}: GraphQL's, and a few REST APIs' too
-        return WEAK
+        if all(e.keys() <= _GITHUB for e in errors):
+            return LIKELY
+        return 0.0  # members GraphQL does not define (Twitter's {"code": 88, "message"}): a REST body
 
     def decode(self, value: Any, reading: Reading) -> Fault:
         errors = value.get("errors") if type(value) is dict else None

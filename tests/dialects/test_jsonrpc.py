@@ -40,6 +40,12 @@ def test_a_json_rpc_error_keeps_its_integer_code_as_a_string() -> None:
     assert fault.extensions == {"id": 1}  # the call's id is kept, so a re-encoded error answers the same call
 
 
+def test_a_code_json_rpc_itself_defines_is_the_protocol_s_word() -> None:
+    assert "code" in decode(rpc(-32601)).origin.inferred  # lint still asks for a code of the service's own
+    assert "code" not in decode(rpc(-32005)).origin.inferred  # a server's code (EIP-1474)
+    assert "code" not in decode(rpc(3)).origin.inferred
+
+
 @pytest.mark.parametrize(
     "code, grpc_code, step",
     [

@@ -2,7 +2,9 @@
 
     {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "...", "data": {...}}}
 
-`fault.code` is the integer code as a string (`"-32602"`), as the service spells it.
+`fault.code` is the integer code as a string (`"-32602"`), as the service spells it (one
+of the five codes JSON-RPC itself defines is marked inferred, as the protocol's word, not
+an application code).
 JSON-RPC defines no HTTP status in the body: inside HTTP the status line gives it (unless
 it is a 2xx, the usual case, which only says the transport worked); a bare body's status
 is the one the code's gRPC class implies, marked inferred, unless `data.status` (which
@@ -92,6 +94,8 @@ _FOR_GRPC = {
     Code.RESOURCE_EXHAUSTED: -32005,
     Code.NOT_FOUND: -32001,
 }
+# The errors JSON-RPC 2.0 itself defines (section 5.1): codes of the protocol, not of the service.
+_PROTOCOL = frozenset((-32700, -32600, -32601, -32602, -32603))
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]{0,14})")  # as int() writes it, within a double's exact range
 _ENVELOPE = frozenset(("jsonrpc", "id", "error", "result"))
 _ERROR = frozenset(("code", "message", "data"))
@@ -206,6 +210,8 @@ class JsonRpc(Dialect):
             extensions["data"] = data  # revert bytes, a message: kept whole
         if code is not None and "code" not in fields:
             fields["code"] = str(code)
+            if code in _PROTOCOL:
+                reading.inferred += ("code",)  # the protocol's word for the failure: lint still asks for one of the service's own
         if type(message) is str:
             if message != fields.get("title"):  # errconv writes the title as the message when there is no detail
                 fields["detail"] = message

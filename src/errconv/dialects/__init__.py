@@ -69,6 +69,10 @@ BUILT_IN = (
     ("fastapi", "FastApi"),
     ("drf", "Drf"),
     ("spring", "Spring"),
+    ("graphql", "GraphQL"),
+    ("jsonapi", "JsonApi"),
+    ("jsonrpc", "JsonRpc"),
+    ("mcp", "Mcp"),
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape

@@ -329,6 +329,12 @@ def test_no_other_dialect_claims_connect_as_strongly(body: Any) -> None:
             assert other.recognise(body, None) < ours, other.name
 
 
+def test_connect_claims_no_object_without_its_keys() -> None:
+    for body in (END_STREAM, SPEC_RETRY, {"code": "unavailable"}, {"error": {"code": "unavailable"}}):
+        stripped = {k: v for k, v in body.items() if k not in CONNECT.keys}
+        assert CONNECT.recognise(stripped, None) == 0
+
+
 def test_a_2xx_response_holds_a_connect_error_only_in_a_stream() -> None:
     for body in ({"code": "unavailable", "message": "m"}, {"error": {"code": "unavailable"}}):
         with pytest.raises(errconv.DecodeError):

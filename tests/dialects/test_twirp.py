@@ -233,6 +233,12 @@ def test_twirp_claims_no_look_alike(body: Any) -> None:
     assert TWIRP.recognise(body, None) == 0
 
 
+def test_twirp_claims_no_object_without_its_keys() -> None:
+    for body in ({"code": "not_found", "msg": "m"}, {"type": "internal", "msg": "m"}, {"code": "internal", "msg": "m", "meta": {}}):
+        stripped = {k: v for k, v in body.items() if k not in TWIRP.keys}
+        assert TWIRP.recognise(stripped, None) == 0
+
+
 def test_a_twirp_error_is_never_a_2xx() -> None:
     with pytest.raises(errconv.DecodeError):
         errconv.decode(http(200, b'{"code":"not_found","msg":"m"}'))

@@ -228,6 +228,9 @@ class Connect(Dialect):
     media_types = _STREAM_MEDIA  # the streaming media types, whose last envelope holds the error
     errors_on_success = True  # a stream fails inside a 200 response
     reserved = _ERROR_KEYS
+    # Every object it recognises has a code (unary) or an error (end of stream): detection
+    # need not ask it about others (Dialect.keys, where the registry has it).
+    keys = frozenset(("code", "error"))
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """A Connect Error object, or an end-of-stream message holding one; CERTAIN for an
@@ -336,7 +339,7 @@ class Connect(Dialect):
             reading.saw("body", at, "connect")
             if message:
                 reading.saw("text", f"{at}/message", message)
-            reading.saw("details", f"{at}/details", list(details) if type(details) is list else [])
+            reading.saw("details", f"{at}/details", [item_to_json(item) for item in items])  # as a Status's, in proto3 JSON
         return reading.finish(fields, stated, wait)
 
     @staticmethod

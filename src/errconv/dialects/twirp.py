@@ -114,6 +114,7 @@ class Twirp(Dialect):
     name = "twirp"
     media_type = "application/json"
     reserved = _KEYS
+    keys = frozenset(("msg",))  # every Twirp error it recognises has one (Dialect.keys, where the registry has it)
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """A Twirp code with a string `msg`, no member Twirp does not define, and `meta` (if

@@ -425,6 +425,10 @@ def read_body(
         named = by_media(media)
         if named is not None and named.form == "json" and (http.status is None or http.status >= 400 or named.errors_on_success):
             stripped = body.strip()
+            if stripped[:1] != b"{":
+                framed = named.unframe(body, http)  # a stream of envelopes: the message holding the error
+                if framed is not None:
+                    stripped = framed.strip()
             if stripped[:1] == b"{":
                 # The media type names the dialect: read straight into its schema (the
                 # body is parsed as JSON values only if its shape is not the usual one).

@@ -73,6 +73,8 @@ BUILT_IN = (
     ("jsonapi", "JsonApi"),
     ("jsonrpc", "JsonRpc"),
     ("mcp", "Mcp"),
+    ("connect", "Connect"),
+    ("twirp", "Twirp"),
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape

@@ -73,7 +73,9 @@ class Dialect:
       response around it or None for a bare body;
     - `decode(value, reading)`: the Fault; it ends with `reading.finish(fields, stated)`;
     - `encode(fault, writing)`: the bytes;
-    - `http_headers(fault, writing)`: headers of its own for `http+<name>`.
+    - `http_headers(fault, writing)`: headers of its own for `http+<name>`;
+    - `unframe(body, http)`: the JSON inside a framing of its own media type (Connect's
+      streaming envelopes), for an HTTP response whose media type names the dialect.
     """
 
     name: ClassVar[str] = ""
@@ -112,6 +114,11 @@ class Dialect:
         """Headers of this dialect's own in an HTTP response around its body (values
         safe to send: numbers, fixed strings, or text checked for controls)."""
         return []
+
+    def unframe(self, body: bytes, http: HttpInfo) -> bytes | None:
+        """The JSON body inside `body` when its media type frames it (a stream of
+        envelopes), or None for a body that is not framed."""
+        return None
 
     @property
     def module(self) -> str:

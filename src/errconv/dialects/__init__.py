@@ -57,6 +57,8 @@ BUILT_IN = (
     ("status", "Status"),
     ("grpc", "Grpc"),
     ("stripe", "Stripe"),
+    ("odata", "OData"),
+    ("kubernetes", "Kubernetes"),
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape

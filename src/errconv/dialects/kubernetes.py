@@ -140,6 +140,8 @@ class Kubernetes(Dialect):
         body_status = body_code if type(body_code) is int and 100 <= body_code <= 599 else None
         delay: int | None = None
         for name, item in obj.items():
+            if name == "metadata" and item == {}:
+                continue  # an empty ListMeta, as every Status carries: says nothing
             if name not in _READ:
                 extensions[name] = item  # metadata (a list's continue token), unknown members
             elif name == "kind" and item != "Status" or name == "apiVersion" and type(item) is not str:
@@ -228,7 +230,7 @@ class Kubernetes(Dialect):
                     left["causes"] = item  # members a violation has no room for: the list kept whole too
             elif name == "retryAfterSeconds" and item == 0 and type(item) is int:
                 continue  # Go's zero value: "not set" (the field is omitempty)
-            elif name == "retryAfterSeconds" and whole_seconds(item) is not None:
+            elif name == "retryAfterSeconds" and whole_seconds(item) is not None and item > 0:
                 delay = whole_seconds(item)
                 reading.saw("delay:retryAfterSeconds", f"{at}/details/retryAfterSeconds", item)
             elif name in resource:

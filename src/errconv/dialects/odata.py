@@ -523,9 +523,12 @@ _CONNECT_CODES = frozenset(
      "permission_denied", "resource_exhausted", "failed_precondition", "aborted", "out_of_range",
      "unimplemented", "internal", "unavailable", "data_loss", "unauthenticated")
 )  # fmt: skip
-# Members of another format's error object: Stripe's and OpenAI's `type`/`param`, Google's
-# `status`, Elasticsearch's `reason`/`root_cause`.
-_OTHERS = frozenset(("type", "param", "status", "reason", "root_cause"))
+# Members of another format's error object: Stripe's and OpenAI's `type`/`param` (and the
+# members only Stripe sends), Google's `status`, Elasticsearch's `reason`/`root_cause`.
+_OTHERS = frozenset(
+    ("type", "param", "status", "reason", "root_cause", "doc_url", "request_log_url", "decline_code", "advice_code",
+     "network_decline_code", "charge", "payment_intent", "setup_intent", "payment_method")
+)  # fmt: skip
 _MARKS = frozenset(("target", "innererror", "innerError", "additionalInfo"))
 _BARE = frozenset(("code", "message", "target", "details", "innererror", "innerError"))
 

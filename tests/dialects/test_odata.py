@@ -358,6 +358,24 @@ def test_our_own_body_is_certain_whatever_its_extensions() -> None:
     assert errconv.decode(out) == fault
 
 
+def test_a_stripe_body_carrying_an_errconv_innererror_stays_stripe() -> None:
+    # Found by the long fuzz run: a fault that kept an odata body's innererror as an
+    # extension, written by http+stripe, must not read back as odata.
+    own = {"status": 429, "next_step": "wait", "retry_after_seconds": 30}
+    fault = errconv.Fault.build(status=400, code="rate_limited", detail="d", next_step="give_up", extensions={"innerError2": 1})
+    fault = fault.replace(extensions={"innererror": own})
+    for name in ("stripe", "http+stripe"):
+        out = errconv.encode(fault, name)
+        found = errconv.decode(out)
+        assert (found.origin.body or found.origin.dialect) == "stripe", name
+    # ... while odata's own body, with extensions named like Stripe's and OpenAI's marks, stays odata.
+    theirs = errconv.decode(body(STRIPE_ONLY), "stripe").replace(extensions={"type": "x", "param": None, "status": 5, "decline_code": "d"})
+    for name in ("odata", "http+odata"):
+        found = errconv.decode(errconv.encode(theirs, name))
+        assert (found.origin.body or found.origin.dialect) == "odata", name
+        assert found.extensions == theirs.extensions
+
+
 # --------------------------------------------------------------------------- encoding
 
 

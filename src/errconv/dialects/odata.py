@@ -30,15 +30,19 @@ errconv does not read (Graph's `innerError` with its request-id and date, ARM's
 Writing: the guidelines' shape, `code` (when the fault has one), `message` (the detail,
 else the title), `target` (the param), `details` (the violations) and `innererror`,
 then the extension members (additional properties, which the guidelines allow on the
-error object). errconv's own fields go into `innererror`, which the guidelines leave to
+error object); an extension named like one of those members, or like another format's
+mark (`type`, `param`, `status`, Stripe's `decline_code`, ...), travels in
+`innererror.extensions` instead, so that what errconv writes is never read as Stripe's
+or OpenAI's body, nor one of its members as the guidelines' own. errconv's own fields go into `innererror`, which the guidelines leave to
 the service ("the contents of this object are service-defined") and which every client
 keeps as an open object (azure-core's `ODataV4Format.innererror`): `status`,
 `grpc_code` (only when not the default for the status), `next_step`,
 `retry_after_seconds`, `domain`, `title`, `detail` (only when it equals the title, which
 `message` alone could not tell apart), `type`, `instance`, `alternatives`,
 `alternatives_truncated`, `blocked_by`, `unblock_with`, `metadata`, `details` (the
-google.rpc details in proto3 JSON), after the members of a service's own `innererror`
-kept from a decoded body. An `innererror` is read as errconv's only when it states a
+google.rpc details in proto3 JSON), `extensions` (above), after the members of a
+service's own `innererror` kept from a decoded body (one holding any of errconv's names
+travels whole in `extensions`). An `innererror` is read as errconv's only when it states a
 `next_step` (errconv always writes one): any other is the service's and stays verbatim.
 Inside HTTP, `x-ms-error-code` repeats the code, as the Azure guidelines require.
 Lossless for every Fault `Fault.build` makes.
@@ -474,7 +478,9 @@ def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
     Extension members go beside them, as additional properties. One kept under a name
     of the guidelines' members (a `details` list of another shape, a `target` of null,
     a service's innererror) goes back in its place when errconv writes nothing there
-    and it would read back as it came; else it travels in `innererror.extensions`."""
+    and it would read back as it came; else it travels in `innererror.extensions`, as
+    does one named like another format's mark (`type`, `param`, `status`, Stripe's
+    own), so that errconv's body never looks like Stripe's or OpenAI's."""
     ext = fault.extensions
     error: dict[str, Any] = {}
     spilled: dict[str, Any] = {}  # extension members with no place of their own
@@ -499,7 +505,7 @@ def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
     elif kept is not _MISSING:
         spilled["innererror"] = kept
     for name, value in ext.items():
-        if name not in _MEMBER_SET:
+        if name not in _SPILLED:
             continue
         if name == "innererror" or error.get(name, _MISSING) is value:
             continue  # placed above
@@ -509,7 +515,7 @@ def to_object(fault: Fault, *, keep_debug: bool = True) -> dict[str, Any]:
         inner["extensions"] = spilled
     error["innererror"] = inner
     for name, value in ext.items():
-        if name not in _MEMBER_SET:
+        if name not in _SPILLED:
             error[name] = value
     return {"error": error}
 
@@ -529,6 +535,7 @@ _OTHERS = frozenset(
     ("type", "param", "status", "reason", "root_cause", "doc_url", "request_log_url", "decline_code", "advice_code",
      "network_decline_code", "charge", "payment_intent", "setup_intent", "payment_method")
 )  # fmt: skip
+_SPILLED = _MEMBER_SET | _OTHERS  # extension names the error object does not carry beside its members
 _MARKS = frozenset(("target", "innererror", "innerError", "additionalInfo"))
 _BARE = frozenset(("code", "message", "target", "details", "innererror", "innerError"))
 
@@ -583,8 +590,10 @@ class OData(Dialect):
         if len(value) > 1 and any(k != "error" and k[:1] != "@" for k in value):
             return 0.0  # Connect's metadata, JSON-RPC's id, Elasticsearch's status, Anthropic's type
         code = inner.get("code")
-        if _own(inner.get("innererror")):
-            return CERTAIN  # errconv's own agent fields (beside any extension member, `type` too)
+        if _own(inner.get("innererror")) and inner.keys().isdisjoint(_OTHERS):
+            # errconv's own agent fields; its encoder never writes another format's marks
+            # beside them (and a Stripe body carrying such an innererror has its `type`).
+            return CERTAIN
         if not inner.keys().isdisjoint(_OTHERS) or (code is not None and type(code) is not str):
             return 0.0
         message = inner.get("message", "")

@@ -75,6 +75,8 @@ BUILT_IN = (
     ("mcp", "Mcp"),
     ("connect", "Connect"),
     ("twirp", "Twirp"),
+    ("odata", "OData"),
+    ("kubernetes", "Kubernetes"),
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape

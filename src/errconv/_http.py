@@ -389,7 +389,11 @@ def read_body(
         if stripped[:1] in (b"{", b"[") and json_like:
             value = read_json(stripped, reading.limits, "the response body")
     is_json = value is not _UNPARSED
-    candidates = [d for d in body_dialects() if (d.form == "json" and is_json) or (d.form == "bytes" and body is not None)]
+    candidates = [
+        d
+        for d in body_dialects()
+        if (d.form == "json" and (is_json or (d.bytes_too and body is not None))) or (d.form == "bytes" and body is not None)
+    ]
     ok = http.status is not None and http.status < 400 and not reading.lenient
     if ok:
         candidates = [d for d in candidates if d.errors_on_success]
@@ -406,15 +410,15 @@ def read_body(
     else:
         reading.body = dialect.name
         reading.at = "/body"
-    if dialect.form == "json":
+    if dialect.form == "json" and is_json:
         return decode_json(dialect, reading, value=value)
-    return dialect.decode(body, reading)
+    return dialect.decode(body, reading)  # a bytes dialect, or a json one that reads other bytes too
 
 
 def strongest_of(candidates: list[Dialect], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:
     best, score = None, 0.0
     for dialect in candidates:
-        claim = dialect.recognise(value if dialect.form == "json" else raw, http)
+        claim = dialect.recognise(value if dialect.form == "json" and value is not _UNPARSED else raw, http)
         if claim > score:
             best, score = dialect, claim
     return best

@@ -57,6 +57,7 @@ BUILT_IN = (
     ("status", "Status"),
     ("grpc", "Grpc"),
     ("stripe", "Stripe"),
+    ("aws", "Aws"),
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape

@@ -385,6 +385,12 @@ def _json_of(node: _Node) -> Any:
 
 _REQUEST_ID_HEADERS = ("x-amzn-requestid", "x-amz-request-id", "x-amz-apigw-id")
 _MESSAGE_MEMBERS = ("message", "Message", "errorMessage")
+# Members that mark another dialect's body: an API behind API Gateway (whose request id
+# it then carries) answers in its own format, which is not AWS's.
+_OTHERS = frozenset(
+    ("error", "errors", "detail", "details", "status", "type", "title", "instance", "jsonrpc", "kind", "ok",
+     "success", "documentation_url", "more_info")
+)  # fmt: skip
 
 
 def _request_id(headers: Headers | None) -> str | None:
@@ -454,9 +460,9 @@ class Aws(Dialect):
         if (
             headers is not None
             and any(name in headers for name in _REQUEST_ID_HEADERS)
-            and "error" not in value
-            and "errors" not in value
             and (type(value.get("message")) is str or type(value.get("Message")) is str)
+            and value.keys().isdisjoint(_OTHERS)
+            and type(value.get("code", "")) is str
         ):
             return LIKELY  # API Gateway's and the REST services' {"message": ...}
         return 0.0
@@ -582,7 +588,7 @@ class Aws(Dialect):
             raise DecodeError(f"the aws body is {len(raw)} bytes, over the limit of {reading.limits.max_bytes} (Limits.max_bytes)")
         if not raw.strip():
             raise DecodeError("the aws body is empty; give an error body (JSON or XML)")
-        if raw.lstrip()[:1] != b"<":
+        if raw.lstrip(b"\xef\xbb\xbf" + _WS)[:1] != b"<":
             raise DecodeError(f"an aws error is a JSON object or an XML document, got {shorten(raw[:30])}")
         root = _tree_or_raise(raw, reading.limits.max_depth)
         shape = _error_of(root)

@@ -80,11 +80,14 @@ def _botocore(protocol: str, status: int, headers: dict[str, str], body: bytes) 
     return parsed, standard.StandardRetryConditions().is_retryable(context)
 
 
-# Where botocore and errconv part, and why (the only ones; every other capture agrees).
-# A restJson service answering in XML (botocore's own test): botocore's JSON parser cannot
-# read the body, so its code is the status ("403") and its message the whole body; the
-# body does name the error, as its root element, and errconv reads that.
-DISAGREE = {"aws_xml/restjson-service-xml-access-denied.xml"}
+# Where botocore and errconv part, and why (the only ones; every other capture agrees):
+# a restJson service answering in XML (botocore's own test; API Gateway). botocore's JSON
+# parser cannot read the body, so its code is the status ("403") and its message the
+# whole body; the body does name the error, as its root element, and errconv reads that.
+DISAGREE = {
+    "aws_xml/restjson-service-xml-access-denied.xml": ("AccessDeniedException", "Unable to determine service/operation name to be authorized"),
+    "aws_xml/apigateway-missing-auth-token-xml.xml": ("MissingAuthenticationTokenException", "Missing Authentication Token"),
+}
 
 
 # --------------------------------------------------------------------------- botocore agrees
@@ -98,7 +101,7 @@ def test_botocores_parser_reads_the_same_code_and_message(key: str, path: pathli
     error = parsed["Error"]
     if key in DISAGREE:
         assert (error["Code"], error["Message"]) == (str(status), body.decode())
-        assert (fault.code, fault.detail) == ("AccessDeniedException", "Unable to determine service/operation name to be authorized")
+        assert (fault.code, fault.detail) == DISAGREE[key]
         return
     # A body that states no code: botocore falls back to the status as the code, errconv
     # leaves the code empty (the status is in its own field).
@@ -126,7 +129,7 @@ def test_each_capture_is_detected_as_it_says(key: str, path: pathlib.Path, entry
 
 def test_the_corpus_has_its_captures_and_every_protocol() -> None:
     labelled = [key for key, _, entry in CAPTURES if entry["expected_dialect"] == "aws"]
-    assert len(labelled) == 35
+    assert len(labelled) == 39
     assert {entry["protocol"] for _, _, entry in CAPTURES} == {"json", "rest-json", "query", "ec2", "rest-xml"}
 
 
@@ -351,7 +354,9 @@ def test_the_message_members_in_botocores_order_then_the_header() -> None:
     assert (both.detail, both.extensions) == ("lower", {"Message": "upper"})
     assert read(b'{"errorMessage": "lambda"}').detail == "lambda"
     assert read(b"{}", [("x-amzn-ErrorMessage", "from the header")]).detail == "from the header"
-    assert read(b"", [("x-amzn-ErrorMessage", "no body")]).detail is None  # an empty body: read from the status
+    # No body at all (a HEAD, or an API Gateway answer whose body was not kept): the headers say it all.
+    empty = read(b"", [("x-amzn-ErrorMessage", "no body")])
+    assert (empty.origin.body, empty.code, empty.detail) == ("aws", "E", "no body")
 
 
 def test_a_lambda_function_error_reads_its_type_as_the_code() -> None:

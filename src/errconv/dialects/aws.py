@@ -13,7 +13,8 @@ the media type names: `__type` for awsJson (`BaseJSONParser`), the header, then
 `x-amzn-query-error: <Code>;<Sender|Receiver>` header (awsQueryCompatible services)
 gives the Query code, as botocore reads it. The message is `message`, else `Message`
 (botocore's order), else `errorMessage` (a Lambda function error, whose `errorType`
-is then the code), else the `x-amzn-ErrorMessage` header. Smithy's
+is then the code), else the `x-amzn-ErrorMessage` header; an empty body under an
+`x-amzn-ErrorType` header (a HEAD) is read from the headers alone. Smithy's
 `smithy.framework#ValidationException` (`fieldList: [{path, message}]`, and the
 services' own `fieldList: [{name, message}]`) gives the violations, the first one's
 path the param.
@@ -114,7 +115,9 @@ CODES: dict[str, tuple[NextStep | None, int, int]] = {
     "InvalidAccessKeyId": (_GIVE_UP, Code.UNAUTHENTICATED, 403),  # S3
     "SignatureDoesNotMatch": (_GIVE_UP, Code.UNAUTHENTICATED, 403),
     "IncompleteSignature": (_GIVE_UP, Code.UNAUTHENTICATED, 400),
-    "MissingAuthenticationToken": (_GIVE_UP, Code.UNAUTHENTICATED, 403),  # also API Gateway's answer to an unknown path
+    "MissingAuthenticationToken": (_GIVE_UP, Code.UNAUTHENTICATED, 403),  # Query services (STS)
+    # API Gateway: no credentials, and also its answer to a path no route serves.
+    "MissingAuthenticationTokenException": (_GIVE_UP, Code.UNAUTHENTICATED, 403),
     "ExpiredToken": (_GIVE_UP, Code.UNAUTHENTICATED, 400),
     "ExpiredTokenException": (_GIVE_UP, Code.UNAUTHENTICATED, 400),
     "UnauthorizedOperation": (_GIVE_UP, Code.PERMISSION_DENIED, 403),  # EC2
@@ -447,6 +450,8 @@ class Aws(Dialect):
         root, or a root named as an error holding a `Message`."""
         status = http.status if http is not None else None
         if type(value) is bytes:
+            if http is not None and "x-amzn-errortype" in http.headers and not value.strip() and (status or 400) >= 400:
+                return CERTAIN  # an empty body under AWS's error-type header
             return self._recognise_xml(value, status)
         if type(value) is not dict or (status is not None and status < 400):
             return 0.0
@@ -484,7 +489,10 @@ class Aws(Dialect):
 
     def decode(self, value: Any, reading: Reading) -> Fault:
         if type(value) is bytes:
-            return self._decode_xml(value, reading)
+            if not value.strip() and reading.headers is not None and "x-amzn-errortype" in reading.headers:
+                value = {}  # no body (a HEAD, or one not sent): the headers say it all
+            else:
+                return self._decode_xml(value, reading)
         if type(value) is not dict:
             raise DecodeError(f"an aws error is a JSON object or an XML document, got {shorten(value)}")
         status = reading.status
@@ -597,6 +605,8 @@ class Aws(Dialect):
                 f"an aws XML error is <ErrorResponse><Error>, <Response><Errors><Error> or S3's <Error> with a <Code>, got <{shorten(root.name, 60)[1:-1]}>"
             )
         kind, error, others = shape
+        # Where the error element is, as a path of element names (lint's pointers).
+        at = {"s3": "/Error", "named": f"/{root.name}", "ec2": f"/{root.name}/Errors/Error"}.get(kind, f"/{root.name}/Error")
         status = reading.status
         if status is not None and status < 301 and kind != "s3" and not reading.lenient:
             raise DecodeError(f"not an error response: {status}")
@@ -614,7 +624,7 @@ class Aws(Dialect):
                 code = text.strip()
             elif name == "Message" and "detail" not in fields and text is not None:
                 fields["detail"] = text  # as written, as botocore keeps it
-                reading.saw("text", "/Error/Message", text)
+                reading.saw("text", f"{at}/Message", text)
             elif name == "Type" and fault_type is None and text is not None and text.strip() in _FAULT_TYPES:
                 fault_type = text.strip()
                 extensions.setdefault(name, text)  # kept too: the format's own member, read only for a bare status

@@ -359,6 +359,14 @@ def test_the_message_members_in_botocores_order_then_the_header() -> None:
     assert (empty.origin.body, empty.code, empty.detail) == ("aws", "E", "no body")
 
 
+def test_plain_text_under_the_error_type_header_is_the_message() -> None:
+    fault = errconv.from_http(500, [("x-amzn-ErrorType", "InternalFailure"), ("Content-Type", "text/plain")], b"Internal Server Error\n")
+    assert (fault.origin.body, fault.code, fault.detail, fault.next_step) == ("aws", "InternalFailure", "Internal Server Error", "wait")
+    # An HTML page is no AWS body, whatever the headers: it stays vague.
+    page = errconv.from_http(502, [("x-amzn-ErrorType", "InternalFailure")], b"<html><title>502</title></html>")
+    assert page.origin.body == "vague"
+
+
 def test_a_lambda_function_error_reads_its_type_as_the_code() -> None:
     body = b'{"errorMessage": "Unable to import module", "errorType": "Runtime.ImportModuleError", "stackTrace": []}'
     fault = errconv.decode(body)

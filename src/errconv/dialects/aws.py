@@ -13,8 +13,9 @@ the media type names: `__type` for awsJson (`BaseJSONParser`), the header, then
 `x-amzn-query-error: <Code>;<Sender|Receiver>` header (awsQueryCompatible services)
 gives the Query code, as botocore reads it. The message is `message`, else `Message`
 (botocore's order), else `errorMessage` (a Lambda function error, whose `errorType`
-is then the code), else the `x-amzn-ErrorMessage` header; an empty body under an
-`x-amzn-ErrorType` header (a HEAD) is read from the headers alone. Smithy's
+is then the code), else the `x-amzn-ErrorMessage` header; an empty body (a HEAD) or
+plain text under an `x-amzn-ErrorType` header is read from the headers (the text as the
+message). Smithy's
 `smithy.framework#ValidationException` (`fieldList: [{path, message}]`, and the
 services' own `fieldList: [{name, message}]`) gives the violations, the first one's
 path the param.
@@ -306,6 +307,7 @@ def _tree_or_raise(raw: bytes, max_depth: int) -> _Node:
 
 
 _NAME = re.compile(rb"[A-Za-z_][A-Za-z0-9_.:-]{0,200}")
+_SPACES = re.compile(rb"[ \t\r\n]*")
 
 
 def _root_name(raw: bytes) -> str | None:
@@ -313,9 +315,8 @@ def _root_name(raw: bytes) -> str | None:
     declaration, comments, processing instructions and a DOCTYPE), or None."""
     i = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
     n = len(raw)
-    for _ in range(32):
-        while i < n and raw[i] in _WS:
-            i += 1
+    for _ in range(32):  # a prolog of more parts than that is no AWS body
+        i = _SPACES.match(raw, i).end()  # type: ignore[union-attr]  # (matches the empty string too)
         if not raw.startswith(b"<", i):
             return None
         if raw.startswith(b"<?", i):
@@ -396,6 +397,11 @@ _OTHERS = frozenset(
 )  # fmt: skip
 
 
+def _markup(raw: bytes) -> bool:
+    """Whether a body that is not JSON starts as XML (or HTML) does."""
+    return raw.lstrip(b"\xef\xbb\xbf" + _WS)[:1] == b"<"
+
+
 def _request_id(headers: Headers | None) -> str | None:
     if headers is None:
         return None
@@ -450,8 +456,8 @@ class Aws(Dialect):
         root, or a root named as an error holding a `Message`."""
         status = http.status if http is not None else None
         if type(value) is bytes:
-            if http is not None and "x-amzn-errortype" in http.headers and not value.strip() and (status or 400) >= 400:
-                return CERTAIN  # an empty body under AWS's error-type header
+            if http is not None and "x-amzn-errortype" in http.headers and (status or 400) >= 400 and not _markup(value):
+                return CERTAIN  # no body, or plain text, under AWS's error-type header
             return self._recognise_xml(value, status)
         if type(value) is not dict or (status is not None and status < 400):
             return 0.0
@@ -489,10 +495,11 @@ class Aws(Dialect):
 
     def decode(self, value: Any, reading: Reading) -> Fault:
         if type(value) is bytes:
-            if not value.strip() and reading.headers is not None and "x-amzn-errortype" in reading.headers:
-                value = {}  # no body (a HEAD, or one not sent): the headers say it all
-            else:
+            if reading.headers is None or "x-amzn-errortype" not in reading.headers or _markup(value):
                 return self._decode_xml(value, reading)
+            # No body (a HEAD) or plain text: the headers say the rest.
+            text = value.decode("utf-8", "replace").strip()
+            value = {"message": text} if text else {}
         if type(value) is not dict:
             raise DecodeError(f"an aws error is a JSON object or an XML document, got {shorten(value)}")
         status = reading.status

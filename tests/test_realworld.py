@@ -24,9 +24,6 @@ FACTS = ("status", "code", "next_step", "retry_after_seconds", "param")
 NOW = 1_800_000_000.0
 
 SCORE: dict[str, Any] = {"right": 0, "stated": 0, "wrong": [], "services": set()}
-# Captures whose dialect is still being written (issue 10), each expected to fail until
-# it reads right; a pending capture that passes fails the run, so the list only shrinks.
-PENDING = frozenset((ROOT / "pending.txt").read_text().split()) if (ROOT / "pending.txt").exists() else frozenset()
 
 
 def captures() -> list[tuple[str, pathlib.Path, dict[str, Any]]]:
@@ -41,8 +38,7 @@ CAPTURES = captures()
 
 
 def _param(key: str, path: pathlib.Path, entry: dict[str, Any]) -> Any:
-    marks = [pytest.mark.xfail(reason="its dialect is not written yet (tests/realworld/pending.txt)", strict=True)] if key in PENDING else []
-    return pytest.param(key, path, entry, id=key, marks=marks)
+    return pytest.param(key, path, entry, id=key)
 
 
 def read(path: pathlib.Path, entry: dict[str, Any]) -> errconv.Fault:

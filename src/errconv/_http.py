@@ -467,9 +467,9 @@ def read_body(
     else:
         reading.body = dialect.name
         reading.at = "/body"
-    if dialect.form == "json":
+    if dialect.form == "json" and is_json:
         return decode_json(dialect, reading, value=value)
-    return dialect.decode(body, reading)
+    return dialect.decode(body, reading)  # a bytes dialect, or a json one that reads other bytes too
 
 
 def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
@@ -483,7 +483,8 @@ def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
     found = tuple(
         d
         for d in every
-        if ((d.form == "json" and is_json) or (d.form == "bytes" and has_body)) and (d.errors_on_success or not ok)
+        if ((d.form == "json" and (is_json or (d.bytes_too and has_body))) or (d.form == "bytes" and has_body))
+        and (d.errors_on_success or not ok)
     )
     _CANDIDATES[key] = (every, found)
     return found
@@ -495,7 +496,7 @@ _CANDIDATES: dict[tuple[bool, bool, bool], tuple[tuple[Dialect, ...], tuple[Dial
 def strongest_of(candidates: tuple[Dialect, ...], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:
     best, score = None, 0.0
     for dialect in candidates:
-        claim = dialect.recognise(value if dialect.form == "json" else raw, http)
+        claim = dialect.recognise(value if dialect.form == "json" and value is not _UNPARSED else raw, http)
         if claim > score:
             best, score = dialect, claim
     return best

@@ -77,6 +77,7 @@ BUILT_IN = (
     ("twirp", "Twirp"),
     ("odata", "OData"),
     ("kubernetes", "Kubernetes"),
+    ("aws", "Aws"),
     ("http", "Http"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape

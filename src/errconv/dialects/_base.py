@@ -55,6 +55,9 @@ class Dialect:
       overwrite one;
     - `errors_on_success`: its bodies can report a failure inside a 2xx response
       (GraphQL, JSON-RPC, Slack), which is otherwise no error;
+    - `bytes_too`: a `json` dialect whose bodies may also come as bytes that are not
+      JSON (AWS's XML errors): `recognise` and `decode` then get those bytes, as a
+      `bytes` dialect's do, and tell the two apart by type;
     - `one_line`: its bytes hold no line break, so JSON Lines can carry them;
     - `lossless`: it carries every Fault that `Fault.build` makes (its `http+` form
       all but DebugInfo, which an outer boundary drops); the property tests hold it to that;
@@ -88,6 +91,7 @@ class Dialect:
     encodes: ClassVar[bool] = True
     reserved: ClassVar[frozenset[str]] = frozenset()
     errors_on_success: ClassVar[bool] = False
+    bytes_too: ClassVar[bool] = False
     one_line: ClassVar[bool] = True
     lossless: ClassVar[bool] = False
     keys: ClassVar[frozenset[str] | None] = None

@@ -178,7 +178,6 @@ def ratio(samples: dict[str, list[float]], slow: str, fast: str) -> float:
 def peak_bytes(fn: Fn) -> int:
     """Peak bytes allocated during one call (tracemalloc must be tracing)."""
     fn()  # anything cached on a first call stays out of the figure
-    gc.collect()
     tracemalloc.reset_peak()
     before = tracemalloc.get_traced_memory()[0]
     result = fn()
@@ -235,6 +234,12 @@ def run_case(case: str, iterations: int, repeats: int) -> dict[str, Any]:
             for a, b in STATUS_PATH
         },
     }
+    # One collection before, none between: in a large process (the test suite) each
+    # gc.collect() costs a tenth of a second, and garbage left between calls does not
+    # move a peak measured from the bytes traced before the call.
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
     tracemalloc.start()
     try:
         memory = {f"convert:{a}->{b}": peak_bytes(fns[f"convert:{a}->{b}"]) for a in DIALECTS for b in DIALECTS}
@@ -248,6 +253,8 @@ def run_case(case: str, iterations: int, repeats: int) -> dict[str, Any]:
         memory["api_core:errconv"] = peak_bytes(fns["api_core:errconv"])
     finally:
         tracemalloc.stop()
+        if enabled:
+            gc.enable()
     result["memory"] = memory
     return result
 

@@ -221,7 +221,6 @@ def ratio(samples: dict[str, list[float]], slow: str, fast: str) -> float:
 def peak_bytes(fn: Fn) -> int:
     """Peak bytes allocated during one call (tracemalloc must be tracing)."""
     fn()  # anything cached on a first call stays out of the figure
-    gc.collect()
     tracemalloc.reset_peak()
     before = tracemalloc.get_traced_memory()[0]
     result = fn()
@@ -244,11 +243,19 @@ def run_case(case: str, iterations: int, repeats: int, builds: dict[str, Any] | 
     for name, api in builds.items():
         fns.update({f"{key}@{name}": fn for key, fn in errconv_functions(case, api).items()})
     samples = rounds(fns, iterations, repeats)
+    # One collection before, none between: in a large process (the test suite) each
+    # gc.collect() costs a tenth of a second, and garbage left between calls does not
+    # move a peak measured from the bytes traced before the call.
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
     tracemalloc.start()
     try:
         memory = {key: peak_bytes(fn) for key, fn in fns.items() if not key.startswith(("decode:", "encode:"))}
     finally:
         tracemalloc.stop()
+        if enabled:
+            gc.enable()
     names = list(builds)
     result = summary(samples, memory, names[0])
     if len(names) > 1:

@@ -57,3 +57,15 @@ def test_compare_reads_an_earlier_run(bench, tmp_path, capsys) -> None:
 def test_the_alternatives_do_the_same_work(bench) -> None:
     for case in bench.CASES:
         bench.check(case)  # raises when a json_format or api_core conversion lost meaning
+
+
+def test_the_grpc_overhead_harness_runs(capsys) -> None:
+    path = BENCH.parent / "grpc_overhead.py"
+    spec = importlib.util.spec_from_file_location("errconv_grpc_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--calls", "5", "--rounds", "2", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    for side in ("server", "client"):
+        assert figures[side]["ratio"] > 0 and figures[side]["target"] in (1.10, 1.05)
+        assert all(us > 0 for us in figures[side]["per_call_us"].values())

@@ -213,7 +213,6 @@ def test_openai_rate_limit_with_retry_after_ms_is_a_wait_of_that_delay(edge: str
     assert (body.get("retry_after_seconds"), resp.headers.get("retry-after")) == (3, "3")
 
 
-@pytest.mark.xfail(reason="needs the openai dialect (issue 10)", strict=True)
 def test_openai_insufficient_quota_is_give_up_despite_the_429(edge: str) -> None:
     resp, body = problem(edge, "/openai/v1/chat/completions/quota", "from_http")
     assert (resp.status_code, body["code"]) == (429, "insufficient_quota")

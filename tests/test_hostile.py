@@ -442,13 +442,51 @@ def test_grpc_trailer_budget_drops_debug_info_then_the_last_detail_first() -> No
             LocalizedMessage(locale="en", message="m" * 200),
         ],
     )
-    steps = [errconv.losses(fault, "grpc", limits=errconv.Limits(max_trailer_bytes=b)) for b in (8192, 1200, 900, 500)]
+    # (The exact code, "internal_error", rides beside its reason in errconv.v1.Problem.)
+    steps = [errconv.losses(fault, "grpc", limits=errconv.Limits(max_trailer_bytes=b)) for b in (8192, 1200, 900, 550)]
     assert steps == [
         (),
         ("details.DebugInfo",),
         ("details.DebugInfo", "details.LocalizedMessage"),
         ("details.DebugInfo", "details.Help", "details.LocalizedMessage"),
     ]
+
+
+def test_grpc_trailer_budget_keeps_a_minimal_status_and_says_what_it_dropped() -> None:
+    # Before: a small budget dropped grpc-status-details-bin altogether, and the reason
+    # (and a wait's RetryInfo) with it. Now the message goes first, and the last Status
+    # standing is ErrorInfo (reason, agent fields) plus RetryInfo.
+    from google.rpc import error_details_pb2 as ed
+
+    fault = _big_fault(next_step="wait", retry_after_seconds=7, status=503, param="shard")
+    for budget in (512, 640, 1024):
+        limits = errconv.Limits(max_trailer_bytes=budget)
+        pairs = trailers(fault, limits=limits)
+        assert _hpack(pairs) <= budget
+        values = dict(pairs)
+        status = status_pb2.Status.FromString(values["grpc-status-details-bin"])
+        infos = [d for d in status.details if d.Is(ed.ErrorInfo.DESCRIPTOR)]
+        retries = [d for d in status.details if d.Is(ed.RetryInfo.DESCRIPTOR)]
+        info, retry = ed.ErrorInfo(), ed.RetryInfo()
+        infos[0].Unpack(info)
+        retries[0].Unpack(retry)
+        assert (info.reason, info.metadata["next_step"], retry.retry_delay.seconds) == ("INTERNAL_ERROR", "wait", 7)
+        assert values["grpc-retry-pushback-ms"] == "7000"
+        back = errconv.decode(pairs, "grpc")
+        assert (back.code, back.next_step, back.retry_after_seconds, back.param) == ("internal_error", "wait", 7, "shard")
+        if budget < 600:
+            # The exact code outranks the record of what was dropped, which 512 bytes cannot hold too.
+            assert "errconv_dropped" not in info.metadata
+            continue
+        # The record names what went, in losses' vocabulary; from_grpc reads it into the notes.
+        recorded = info.metadata["errconv_dropped"].split(",")
+        assert {"details.DebugInfo", "violations", "extensions"} <= set(recorded)
+        assert "errconv_dropped" not in back.metadata
+        assert any("details.DebugInfo" in note and "errconv_dropped" in note for note in back.origin.notes)
+        assert set(recorded) <= set(errconv.losses(fault, "grpc", limits=limits))
+    # A fault that fits records nothing.
+    small = _big_fault(details=[], violations=[], extensions={})
+    assert "errconv_dropped" not in errconv.decode(trailers(small), "grpc").origin.notes.__repr__()
 
 
 def test_a_fault_that_fits_is_written_whole() -> None:

@@ -246,7 +246,8 @@ def test_decoding_and_encoding_never_import_grpcio() -> None:
         "import sys, errconv\n"
         "f = errconv.decode(open('golden/rate_limited/grpc.txt', 'rb').read())\n"
         "for d in errconv.dialect_names():\n"
-        "    errconv.encode(f, d)\n"
+        "    if errconv.dialects.get(d).encodes:\n"  # a decode-only dialect writes nothing
+        "        errconv.encode(f, d)\n"
         "errconv.from_grpc(14, 'x', [])\n"
         "assert 'grpc' not in sys.modules, 'grpcio was imported'\n"
         "assert isinstance(errconv.to_grpc(f).code, int) is False\n"

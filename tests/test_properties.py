@@ -914,3 +914,33 @@ def _nested(depth: int) -> Any:
 def test_builder_refuses_what_a_dialect_could_not_give_back(kwargs: dict[str, Any]) -> None:
     with pytest.raises(errconv.ContractError):
         Fault.build(status=404, **kwargs)
+
+
+# --------------------------------------------------------------------------- protobuf written out
+
+
+_wire_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    reason=_wire_text,
+    domain=_wire_text,
+    metadata=st.dictionaries(_wire_text, _wire_text, max_size=6),
+    nanos=st.one_of(st.integers(0, 10**12), st.integers(0, 2**62)),
+    code=st.one_of(st.integers(0, 16), st.just(2**31 - 1), st.integers(-(2**31), -1)),
+    message=_wire_text,
+    extra=st.lists(st.tuples(_wire_text, st.binary(max_size=30)), max_size=3),
+)
+def test_the_status_errconv_writes_out_is_the_one_protobuf_writes(reason, domain, metadata, nanos, code, message, extra) -> None:
+    # _grpc writes ErrorInfo, RetryInfo and the Status envelope as bytes itself (every
+    # failed call of an intercepted server does): byte for byte what protobuf writes.
+    from errconv._grpc import pack, status_bytes
+    from errconv.details import ErrorInfo, RetryInfo
+    from errconv.dialects._schema import pack_item
+    from errconv.dialects.status import status_message
+
+    for item in (ErrorInfo(reason=reason, domain=domain, metadata=metadata), RetryInfo(retry_delay_nanos=nanos)):
+        assert pack(item) == pack_item(item)
+    packed = [pack(ErrorInfo(reason=reason, metadata=metadata)), pack(RetryInfo(retry_delay_nanos=nanos)), *extra]
+    assert status_bytes(code, message, packed) == status_message(code, message, packed).SerializeToString()

@@ -84,6 +84,8 @@ class _Input:
         if dialect.form == "json":
             value = self.json_value()
             if value is _NO_JSON:
+                if dialect.bytes_too and isinstance(self.raw, bytes):
+                    return self.raw  # it reads bytes that are not JSON too
                 if isinstance(self.raw, bytes):
                     return read_json(self.raw, self.limits, f"the {dialect.name} body")  # says why it is not JSON
                 raise DecodeError(f"{dialect.name} takes a JSON body, got {type(self.raw).__name__}")
@@ -91,6 +93,12 @@ class _Input:
         if self.raw is None:
             raise DecodeError(f"{dialect.name} takes bytes, not a parsed JSON value")
         return self.raw
+
+
+def json_like(raw: bytes) -> bool:
+    """Whether bytes look like a JSON object or array (the test `json_value` makes)."""
+    start = raw[:1]
+    return start == b"{" or start == b"[" or raw.lstrip()[:1] in (b"{", b"[")
 
 
 def _detected(inp: _Input) -> Dialect:
@@ -109,7 +117,7 @@ def _detected(inp: _Input) -> Dialect:
     raw = inp.raw
     if not raw.strip():
         raise DecodeError("the input is empty; give an error body, an HTTP response or gRPC trailers")
-    found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json"))
+    found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json" or d.bytes_too))
     if found is None:
         known = ", ".join(d.name for d in _registry.registered())
         raise DecodeError(f"cannot tell the dialect of {raw[:30]!r}; name it (one of: {known})")
@@ -149,7 +157,7 @@ def decode(
             if data.count(b"{") + data.count(b"[") < limits.max_depth:
                 reading.deep = False
             reading.dialect = codec.name
-            if codec.form != "json":
+            if codec.form != "json" or (codec.bytes_too and not json_like(data)):
                 return codec.decode(data, reading)
             if codec.schema is None:
                 return codec.decode(read_json(data, limits, f"the {codec.name} body"), reading)
@@ -187,7 +195,7 @@ def _decode(
         if data.count(b"{") + data.count(b"[") < limits.max_depth:
             reading.deep = False
         reading.dialect = codec.name
-        if codec.form != "json":
+        if codec.form != "json" or (codec.bytes_too and not json_like(data)):
             return codec.decode(data, reading)
         if codec.schema is None:
             return codec.decode(read_json(data, limits, f"the {codec.name} body"), reading)
@@ -212,6 +220,8 @@ def _decode(
         if inp.json is not _NO_JSON:  # parsed already, to detect the dialect
             return decode_json(codec, reading, value=inp.json)
         if type(inp.raw) is bytes:
+            if codec.bytes_too and not json_like(inp.raw):
+                return codec.decode(inp.raw, reading)  # not JSON: the bytes themselves (AWS's XML)
             return decode_json(codec, reading, raw=inp.raw)
     return codec.decode(inp.value_for(codec), reading)
 
@@ -229,7 +239,10 @@ def _bare_body(inp: _Input, codec: Dialect | None, status: int, reading: Reading
         reading.dialect = codec.name
         if status < 400 and not codec.errors_on_success:
             raise DecodeError(f"not an error response: {status}")
-        return decode_json(codec, reading, value=inp.value_for(codec))
+        value = inp.value_for(codec)
+        if type(value) is bytes:  # a json dialect that reads other bytes too (bytes_too)
+            return codec.decode(value, reading)
+        return decode_json(codec, reading, value=value)
     if inp.raw is None:  # a parsed JSON value
         return read_body(None, http, reading, bare=True, parsed=inp.json)
     return read_body(inp.raw, http, reading, bare=True)

@@ -29,17 +29,18 @@ import msgspec
 from google.rpc import status_pb2
 
 from ._errors import DecodeError, shorten
-from ._fault import _SURROGATE, METADATA_RESERVED, Fault, scrubbed
+from ._fault import _SURROGATE, METADATA_RESERVED, Fault, Origin, scrubbed
 from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from .codes import NextStep
-from .details import BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
+from .details import TYPE_NAMES, BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
 from .dialects._common import Reading
-from .dialects._schema import ProblemInfo, pack_item, type_name
+from .dialects._schema import TYPE_PREFIX, ProblemInfo, pack_item, type_name
 from .dialects._status import status_items
 from .dialects.status import from_message, parse, status_message
 
 __all__ = [
     "DETAILS_KEY",
+    "DROPPED_KEY",
     "GrpcStatus",
     "PUSHBACK_KEY",
     "from_grpc",
@@ -53,6 +54,11 @@ __all__ = [
 
 DETAILS_KEY = "grpc-status-details-bin"
 PUSHBACK_KEY = "grpc-retry-pushback-ms"
+# Where trailers_for records what it dropped to fit the budget: a key of ErrorInfo's
+# metadata, which every Google client exposes; from_grpc moves it into origin.notes.
+DROPPED_KEY = "errconv_dropped"
+# The metadata the minimal Status keeps: the agent fields and that record.
+_KEPT_METADATA = frozenset((*METADATA_RESERVED, DROPPED_KEY))
 Pairs = list[tuple[str, str | bytes]]
 
 # Percent-Byte-Unencoded: space and VCHAR except "%".
@@ -164,7 +170,9 @@ def status_code(code: int) -> Any:
     return grpc.StatusCode.UNKNOWN
 
 
-def trailers_for(fault: Fault, *, limits: Limits = DEFAULT_LIMITS, keep_debug: bool = True) -> tuple[int, str, Pairs]:
+def trailers_for(
+    fault: Fault, *, limits: Limits = DEFAULT_LIMITS, keep_debug: bool = True, dropped: Sequence[str] = ()
+) -> tuple[int, str, Pairs]:
     """The gRPC code, the message and the trailing metadata for a fault: the pure
     translation under `to_grpc`, the `grpc` dialect and the interceptors.
 
@@ -172,21 +180,36 @@ def trailers_for(fault: Fault, *, limits: Limits = DEFAULT_LIMITS, keep_debug: b
     stays within `limits.max_trailer_bytes`, counted as HPACK and gRPC's metadata limit
     count it (name, value as sent with `-bin` values in unpadded base64, 32 bytes an
     entry). A fault that does not fit loses, in this order and only until it fits:
-    DebugInfo; its other details, last first; the bulky parts of errconv.v1.Problem
-    (type, title, instance, alternatives, extensions); the violations (BadRequest);
-    the end of the message (cut, with "…"); the rest of errconv.v1.Problem; ErrorInfo's
-    domain and metadata other than next_step, param, blocked_by and unblock_with;
-    grpc-status-details-bin altogether; last the message. The code and
-    grpc-retry-pushback-ms always go out. `errconv.losses(fault, "grpc")` names what
-    was dropped.
+
+    1. DebugInfo;
+    2. its other details, last first;
+    3. the bulky parts of errconv.v1.Problem (type, title, instance, alternatives,
+       extensions);
+    4. the violations (BadRequest);
+    5. the end of the message (cut, with "…");
+    6. the rest of errconv.v1.Problem (an HTTP status other than the code's, an exact
+       code the reason cannot spell);
+    7. ErrorInfo's domain, and its metadata other than next_step, param, blocked_by and
+       unblock_with (and those when longer than 256 characters);
+    8. the rest of the message. What is left is the minimal Status: ErrorInfo with the
+       reason and the agent fields, and RetryInfo for a wait;
+    9. only for a budget too small even for that (a few hundred bytes): the record of
+       what was dropped, then the agent fields but next_step, then the Status itself.
+
+    The code and grpc-retry-pushback-ms always go out. What was dropped is recorded in
+    the ErrorInfo's metadata under `errconv_dropped` (names as `errconv.losses` gives
+    them, comma-separated), which `from_grpc` reads back into `fault.origin.notes`;
+    `dropped` names what the caller dropped already (the handler's own trailers, in
+    the interceptors), recorded with the rest. `errconv.losses(fault, "grpc")` names
+    what was dropped.
     """
     try:
-        return _trailers(fault, limits, keep_debug)
+        return _trailers(fault, limits, keep_debug, dropped)
     except UnicodeEncodeError:  # a lone surrogate (see scrubbed): written as U+FFFD instead
-        return _trailers(scrubbed(fault), limits, keep_debug)
+        return _trailers(scrubbed(fault), limits, keep_debug, dropped)
 
 
-def _trailers(fault: Fault, limits: Limits, keep_debug: bool) -> tuple[int, str, Pairs]:
+def _trailers(fault: Fault, limits: Limits, keep_debug: bool, dropped: Sequence[str]) -> tuple[int, str, Pairs]:
     message, items = status_items(fault, keep_debug=keep_debug)
     pushback: Pairs = []
     if fault.next_step == NextStep.WAIT:
@@ -194,16 +217,22 @@ def _trailers(fault: Fault, limits: Limits, keep_debug: bool) -> tuple[int, str,
             pushback.append((PUSHBACK_KEY, str(max(0, min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS)) * 1000)))
     elif fault.next_step is not None:
         pushback.append((PUSHBACK_KEY, "-1"))
-    packed = [pack_item(i) for i in items]
-    # Most faults fit: write them whole and measure what was written. _Fit, which
-    # counts what each cut would save without writing anything, is for the rest.
-    pairs = _pairs(fault.grpc_code, message, packed, pushback)
-    if _size(pairs) > limits.max_trailer_bytes:
-        fit = _Fit(fault.grpc_code, message, packed, items, limits.max_trailer_bytes - _size(pushback))
+    packed = [pack(i) for i in items]
+    # Most faults fit: write them whole and measure what was written (grpc-status and
+    # grpc-message by their lengths alone: the gRPC library writes those two itself).
+    # _Fit, which counts what each cut would save without writing anything, is for the rest.
+    code = fault.grpc_code
+    metadata: Pairs = [(DETAILS_KEY, status_bytes(code, message, packed)), *pushback]
+    head = _STATUS_ENTRY + len(str(code))
+    if message:
+        head += _MESSAGE_ENTRY + _percent_len(message.encode("utf-8", "replace"))
+    if dropped or head + _size(metadata) > limits.max_trailer_bytes:
+        field = "detail" if fault.detail else "title"
+        fit = _Fit(code, message, packed, items, limits.max_trailer_bytes - _size(pushback), field, dropped)
         fit.shrink()
         message = fit.message
-        pairs = _pairs(fault.grpc_code, message, fit.packed, pushback)
-    return fault.grpc_code, message, pairs[2 if message else 1 :]
+        metadata = _pairs(code, message, fit.packed, pushback)[2 if message else 1 :]
+    return code, message, metadata
 
 
 def _pairs(code: int, message: str, packed: list[tuple[str, bytes]] | None, pushback: Pairs) -> Pairs:
@@ -211,10 +240,79 @@ def _pairs(code: int, message: str, packed: list[tuple[str, bytes]] | None, push
     if message:
         pairs.append(("grpc-message", percent_encode(message)))
     if packed is not None:
-        # Not deterministic=True: the same bytes, as in the status dialect.
-        pairs.append((DETAILS_KEY, status_message(code, message, packed).SerializeToString()))
+        pairs.append((DETAILS_KEY, status_bytes(code, message, packed)))
     pairs.extend(pushback)
     return pairs
+
+
+# --------------------------------------------------------------------------- protobuf, written out
+#
+# Every failed call of a server with the interceptors comes through here, so the Status
+# and the two details every fault has (ErrorInfo; RetryInfo for a wait) are written as
+# bytes directly: the same bytes protobuf writes (tests/test_hostile.py holds them to
+# it), without building three messages to serialise them.
+
+_ERROR_INFO_URL = TYPE_PREFIX + "google.rpc.ErrorInfo"
+_RETRY_INFO_URL = TYPE_PREFIX + "google.rpc.RetryInfo"
+_VARINTS = [bytes([n]) for n in range(128)]
+_INT32_MAX = 2**31 - 1
+
+
+def _varint(n: int) -> bytes:
+    if n < 128:
+        return _VARINTS[n]
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(tag: bytes, raw: bytes) -> bytes:
+    """A length-delimited field."""
+    return tag + _varint(len(raw)) + raw
+
+
+def _map_order(key: str) -> list[int]:
+    # upb's deterministic order for string keys: bytewise, but of two keys one of which
+    # starts the other, the longer first ("ab" before "a", "" last).
+    return [*key.encode(), 256]
+
+
+def pack(item: Any) -> tuple[str, bytes]:
+    """`pack_item`, with ErrorInfo and RetryInfo written out (map entries carry key and
+    value even when empty, and a RetryInfo its Duration even when zero, as protobuf
+    writes them; the map in the order deterministic serialisation writes it)."""
+    kind = type(item)
+    if kind is ErrorInfo:
+        out = []
+        if item.reason:
+            out.append(_field(b"\n", item.reason.encode()))
+        if item.domain:
+            out.append(_field(b"\x12", item.domain.encode()))
+        metadata = item.metadata
+        for key in sorted(metadata, key=_map_order) if len(metadata) > 1 else metadata:
+            out.append(_field(b"\x1a", _field(b"\n", key.encode()) + _field(b"\x12", metadata[key].encode())))
+        return _ERROR_INFO_URL, b"".join(out)
+    if kind is RetryInfo and 0 <= item.retry_delay_nanos:
+        seconds, nanos = divmod(item.retry_delay_nanos, 1_000_000_000)
+        duration = (b"\x08" + _varint(seconds) if seconds else b"") + (b"\x10" + _varint(nanos) if nanos else b"")
+        return _RETRY_INFO_URL, _field(b"\n", duration)
+    return pack_item(item)
+
+
+def status_bytes(code: int, message: str, packed: Iterable[tuple[str, bytes]]) -> bytes:
+    """The serialized google.rpc.Status of a code, a message and packed details."""
+    if not 0 <= code <= _INT32_MAX:  # a negative int32 is ten bytes: protobuf's business
+        return bytes(status_message(code, message, packed).SerializeToString())
+    out = [b"\x08" + _varint(code)] if code else []
+    if message:
+        out.append(_field(b"\x12", message.encode()))
+    for type_url, value in packed:
+        body = (_field(b"\n", type_url.encode()) if type_url else b"") + (_field(b"\x12", value) if value else b"")
+        out.append(_field(b"\x1a", body))
+    return b"".join(out)
 
 
 _ENTRY_OVERHEAD = 32  # RFC 7541 4.1: an entry's size is its name, its value and 32
@@ -231,7 +329,14 @@ def _percent_len(raw: bytes) -> int:
 
 
 def _size(pairs: Iterable[tuple[str, str | bytes]]) -> int:
-    return sum(len(k) + _wire_len(k, v) + _ENTRY_OVERHEAD for k, v in pairs)
+    total = 0
+    for key, value in pairs:  # a plain loop: this runs on every fault written
+        total += len(key) + _wire_len(key, value) + _ENTRY_OVERHEAD
+    return total
+
+
+_STATUS_ENTRY = len("grpc-status") + _ENTRY_OVERHEAD
+_MESSAGE_ENTRY = len("grpc-message") + _ENTRY_OVERHEAD
 
 
 def _wire_len(key: str, value: str | bytes) -> int:
@@ -256,13 +361,35 @@ def _any_len(type_url: str, value: bytes) -> int:
 class _Fit:
     """The Status of a fault cut down, step by step, to fit a trailer budget."""
 
-    def __init__(self, code: int, message: str, packed: list[tuple[str, bytes]], items: list[Any], budget: int) -> None:
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        packed: list[tuple[str, bytes]],
+        items: list[Any],
+        budget: int,
+        field: str,
+        dropped: Sequence[str],
+    ) -> None:
         self.code = code
         self.packed: list[tuple[str, bytes]] | None = packed  # pack_item's pairs; None: no Status at all
         self.items = items
         self.budget = budget
+        self.field = field  # the fault's field the message is: detail, or title
         self.sizes = [_any_len(type_url, value) for type_url, value in packed]
+        self.dropped: list[str] = []
+        # status_items puts the fault's own ErrorInfo first: the record goes into it.
+        self.info = 0 if items and type(items[0]) is ErrorInfo else None
+        # The first ErrorInfo, RetryInfo and BadRequest, and the Problem, hold the fault's
+        # own fields; the rest are its details. By identity: replace() carries it over.
+        self.own: set[int] = set()
+        seen: set[type] = set()
+        for item in items:
+            if isinstance(item, (ErrorInfo, RetryInfo, BadRequest, ProblemInfo)) and type(item) not in seen:
+                seen.add(type(item))
+                self.own.add(id(item))
         self.set_message(message)
+        self.note(*dropped)
 
     def set_message(self, message: str) -> None:
         self.message = message
@@ -285,66 +412,111 @@ class _Fit:
 
     def drop(self, keep: Callable[[int, Any], bool]) -> None:
         kept = [i for i, item in enumerate(self.items) if keep(i, item)]
+        keep_set = set(kept)
+        gone = [name for i, item in enumerate(self.items) if i not in keep_set for name in labels(item)]
+        if self.info is not None:
+            self.info = kept.index(self.info) if self.info in kept else None
         self.items = [self.items[i] for i in kept]
         self.packed = [self.packed[i] for i in kept]  # type: ignore[index]
         self.sizes = [self.sizes[i] for i in kept]
+        self.note(*gone)
 
     def replace(self, index: int, item: Any) -> None:
+        if id(self.items[index]) in self.own:
+            self.own.discard(id(self.items[index]))
+            self.own.add(id(item))
         self.items[index] = item
-        self.packed[index] = pack_item(item)  # type: ignore[index]
+        self.packed[index] = pack(item)  # type: ignore[index]
         self.sizes[index] = _any_len(*self.packed[index])  # type: ignore[index]
+
+    def note(self, *names: str) -> None:
+        """Record `names` as dropped, in the ErrorInfo (which then costs what the record does)."""
+        fresh = [n for n in names if n and n not in self.dropped]
+        if not fresh:
+            return
+        self.dropped.extend(fresh)
+        if self.info is not None:
+            e = self.items[self.info]
+            self.replace(self.info, ErrorInfo(reason=e.reason, domain=e.domain, metadata={**e.metadata, DROPPED_KEY: ",".join(self.dropped)}))
 
     def shrink(self) -> None:
         if self.fits():
             return
-        # The first ErrorInfo, RetryInfo and BadRequest, and the Problem, hold the fault's
-        # own fields; the rest are its details.
-        own: set[int] = set()
-        seen: set[type] = set()
-        for item in self.items:
-            if isinstance(item, (ErrorInfo, RetryInfo, BadRequest, ProblemInfo)) and type(item) not in seen:
-                seen.add(type(item))
-                own.add(id(item))
-        self.drop(lambda i, item: id(item) in own or not _is_debug(item))
+        # 1. DebugInfo; 2. the other details, last first.
+        self.drop(lambda i, item: id(item) in self.own or not _is_debug(item))
         while not self.fits():
-            details = [i for i, item in enumerate(self.items) if id(item) not in own]
+            details = [i for i, item in enumerate(self.items) if id(item) not in self.own]
             if not details:
                 break
             last = details[-1]
             self.drop(lambda i, item: i != last)
         if self.fits():
             return
+        # 3. The bulky parts of errconv.v1.Problem.
         problem = next((i for i, item in enumerate(self.items) if isinstance(item, ProblemInfo)), None)
         if problem is not None:
             p = self.items[problem]
+            bulky = {"type": p.type, "title": p.title, "instance": p.instance, "alternatives": p.alternatives, "extensions": p.extensions}
             self.replace(problem, msgspec.structs.replace(p, type="", title="", instance="", alternatives=(), alternatives_truncated=False, extensions={}))
+            self.note(*(name for name, value in bulky.items() if value))
             if self.fits():
                 return
+        # 4. The violations.
         self.drop(lambda i, item: not isinstance(item, BadRequest))
         if self.fits():
             return
+        # 5. The end of the message.
         self._shorten_message()
         if self.fits():
             return
-        self.drop(lambda i, item: not isinstance(item, ProblemInfo))
+        # 6. The rest of errconv.v1.Problem, but an exact code (the code as its service
+        # spells it, which the reason cannot): that is part of the minimal Status.
+        problem = next((i for i, item in enumerate(self.items) if isinstance(item, ProblemInfo)), None)
+        if problem is not None and self.items[problem].code:
+            p = self.items[problem]
+            self.replace(problem, ProblemInfo(code=p.code, message_is_title=p.message_is_title))
+            self.note(*labels(msgspec.structs.replace(p, code="", message_is_title=False)))
+        else:
+            self.drop(lambda i, item: not isinstance(item, ProblemInfo))
         if self.fits():
             return
-        info = next((i for i, item in enumerate(self.items) if isinstance(item, ErrorInfo)), None)
-        if info is not None:
-            e = self.items[info]
-            kept = {k: v for k, v in e.metadata.items() if k in METADATA_RESERVED and len(v) <= 256}
-            self.replace(info, ErrorInfo(reason=e.reason, metadata=kept))
+        # 7. ErrorInfo's domain and its metadata but the agent fields.
+        if self.info is not None:
+            e = self.items[self.info]
+            kept = {k: v for k, v in e.metadata.items() if k in _KEPT_METADATA and len(v) <= 256}
+            lost = [k if k in METADATA_RESERVED else "metadata" for k in e.metadata if k not in kept]
+            self.replace(self.info, ErrorInfo(reason=e.reason, metadata=kept))
+            self.note(*(["domain"] if e.domain else []), *lost)
+            if self.fits():
+                return
+        # 8. The rest of the message: the minimal Status is what is left.
+        if self.message:
+            self.note(self.field)
+            self.set_message("")
+            if self.fits():
+                return
+        # 9. A budget too small for the minimal Status: the record, the exact code, the
+        # agent fields but next_step, and last the Status itself.
+        if self.info is not None:
+            e = self.items[self.info]
+            self.replace(self.info, ErrorInfo(reason=e.reason, metadata={k: v for k, v in e.metadata.items() if k != DROPPED_KEY}))
+            if self.fits():
+                return
+            self.drop(lambda i, item: not isinstance(item, ProblemInfo))
+            if self.fits():
+                return
+            step = {k: v for k, v in e.metadata.items() if k == "next_step"}
+            self.replace(self.info, ErrorInfo(reason=e.reason, metadata=step))
             if self.fits():
                 return
         self.packed = None
         self.sizes = []
-        if not self.fits():
-            self._shorten_message()
-        if not self.fits():
-            self.set_message("")
 
     def _shorten_message(self) -> None:
         """The longest start of the message (with "…") that fits, found by halving."""
+        if not self.message:
+            return
+        self.note(self.field)
         text = self.message[: self.budget]  # a character costs a byte at least: no longer start fits
         low, high = 0, len(text)
         while low < high:
@@ -355,6 +527,17 @@ class _Fit:
             else:
                 high = mid - 1
         self.set_message(text[:low] + "…" if low else "")
+
+
+def labels(item: Any) -> list[str]:
+    """What dropping `item` from a Status loses, named as `errconv.losses` names it."""
+    if isinstance(item, ProblemInfo):
+        return [n for n, v in (("status", item.http_status), ("code", item.code or item.reason_synthesized), ("title", item.message_is_title)) if v]
+    if isinstance(item, BadRequest):
+        return ["violations"]
+    if isinstance(item, RawDetail):
+        return ["details." + item.type_url.rsplit("/", 1)[-1]]
+    return ["details." + TYPE_NAMES[type(item)].rsplit(".", 1)[-1]]
 
 
 def _is_debug(item: Any) -> bool:
@@ -500,7 +683,21 @@ def read(code: Any, details: str | bytes | None, trailing_metadata: Any, reading
             reading.saw("status", "/grpc-status", grpc_code)
         if message is not None and message != status.message:
             reading.notes += ("grpc-message differs from the Status message; grpc-message wins",)
-    return from_message(status, reading, grpc_code=grpc_code, message=message, at=f"/{DETAILS_KEY}", traced=blob is not None)
+    fault = from_message(status, reading, grpc_code=grpc_code, message=message, at=f"/{DETAILS_KEY}", traced=blob is not None)
+    if fault.metadata and DROPPED_KEY in fault.metadata:
+        fault = _dropped_to_notes(fault)
+    return fault
+
+
+def _dropped_to_notes(fault: Fault) -> Fault:
+    """The sender's record of what it dropped (trailers_for) is about the trailers, not
+    the failure: it goes into the origin's notes, not the fault's metadata."""
+    metadata = dict(fault.metadata)
+    names = metadata.pop(DROPPED_KEY)
+    names = names if len(names) <= 300 else names[:300] + "…"
+    note = f"the sender dropped {names.replace(',', ', ')} to fit its trailer budget ({DROPPED_KEY})"
+    origin = fault.origin or Origin(dialect="grpc")
+    return fault.replace(metadata=metadata, origin=msgspec.structs.replace(origin, notes=(*origin.notes, note)))
 
 
 def _looks_base64(value: bytes) -> bool:

@@ -29,6 +29,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
+from urllib.parse import parse_qsl
 from typing import Any
 
 from ._errors import DecodeError, shorten
@@ -394,6 +395,22 @@ def _vague(status: int, body: bytes, media_type: str, reading: Reading, what: st
 
 _UNPARSED: Any = object()
 _GENERIC = frozenset(("application/json", "text/plain", "text/html", ""))
+_FORM = "application/x-www-form-urlencoded"
+_MAX_FORM_FIELDS = 256
+
+
+def _form_fields(body: bytes) -> Any:
+    """A form-encoded body (OAuth token endpoints answer so: GitHub's device flow) as the
+    JSON object of its fields, each a string, the first of a repeated name kept, for the
+    JSON dialects to recognise; _UNPARSED when it is no form."""
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=_MAX_FORM_FIELDS)
+    except ValueError:
+        return _UNPARSED
+    fields: dict[str, str] = {}
+    for name, value in pairs:
+        fields.setdefault(name, value)
+    return fields if fields else _UNPARSED
 
 
 def read_body(
@@ -408,6 +425,10 @@ def read_body(
         named = by_media(media)
         if named is not None and named.form == "json" and (http.status is None or http.status >= 400 or named.errors_on_success):
             stripped = body.strip()
+            if stripped[:1] != b"{":
+                framed = named.unframe(body, http)  # a stream of envelopes: the message holding the error
+                if framed is not None:
+                    stripped = framed.strip()
             if stripped[:1] == b"{":
                 # The media type names the dialect: read straight into its schema (the
                 # body is parsed as JSON values only if its shape is not the usual one).
@@ -426,6 +447,8 @@ def read_body(
         json_like = media.endswith("json") or not media or media == "text/plain"
         if stripped[:1] in (b"{", b"[") and json_like:
             value = read_json(stripped, reading.limits, "the response body")
+        elif media == _FORM and stripped:
+            value = _form_fields(stripped)
     is_json = value is not _UNPARSED
     ok = http.status is not None and http.status < 400 and not reading.lenient
     candidates = _candidates(is_json, body is not None, ok)
@@ -444,9 +467,9 @@ def read_body(
     else:
         reading.body = dialect.name
         reading.at = "/body"
-    if dialect.form == "json":
+    if dialect.form == "json" and is_json:
         return decode_json(dialect, reading, value=value)
-    return dialect.decode(body, reading)
+    return dialect.decode(body, reading)  # a bytes dialect, or a json one that reads other bytes too
 
 
 def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
@@ -460,7 +483,8 @@ def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
     found = tuple(
         d
         for d in every
-        if ((d.form == "json" and is_json) or (d.form == "bytes" and has_body)) and (d.errors_on_success or not ok)
+        if ((d.form == "json" and (is_json or (d.bytes_too and has_body))) or (d.form == "bytes" and has_body))
+        and (d.errors_on_success or not ok)
     )
     _CANDIDATES[key] = (every, found)
     return found
@@ -472,7 +496,7 @@ _CANDIDATES: dict[tuple[bool, bool, bool], tuple[tuple[Dialect, ...], tuple[Dial
 def strongest_of(candidates: tuple[Dialect, ...], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:
     best, score = None, 0.0
     for dialect in candidates:
-        claim = dialect.recognise(value if dialect.form == "json" else raw, http)
+        claim = dialect.recognise(value if dialect.form == "json" and value is not _UNPARSED else raw, http)
         if claim > score:
             best, score = dialect, claim
     return best
@@ -539,8 +563,22 @@ def read(status: Any, headers: Headers, body: bytes, reading: Reading) -> Fault:
     return _with_headers(fault, headers)
 
 
+# RFC 6750 3 (and RFC 9449's DPoP scheme): `Bearer realm="x", error="invalid_token", ...`.
+_CHALLENGE_ERROR = re.compile(
+    r'(?i)\b(?:bearer|dpop)\b(?:[^,]{0,200},)*?[ \t,]*error[ \t]*=[ \t]*(?:"([A-Za-z][A-Za-z0-9_.-]{0,62})"|([A-Za-z][A-Za-z0-9_.-]{0,62})(?![^ \t,]))'
+)
+
+
 def _with_headers(fault: Fault, headers: Headers) -> Fault:
     changes: dict[str, Any] = {}
+    if fault.code is None:
+        # A 401 or 403 whose body states no code (often it has no body): the bearer
+        # challenge's `error` is the code the server states.
+        challenge = headers.get("www-authenticate")
+        if challenge is not None and len(challenge) <= 4096:
+            m = _CHALLENGE_ERROR.search(challenge)
+            if m is not None:
+                changes["code"] = m.group(1) or m.group(2)
     grpc_status = headers.get("grpc-status")
     if grpc_status is not None and _GRPC_STATUS.fullmatch(grpc_status.strip()):
         code: CodeValue = valid_code(int(grpc_status))

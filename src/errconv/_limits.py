@@ -43,7 +43,8 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     max_trailer_bytes: int = 8 * 1024
     """Largest gRPC trailer block errconv writes, counted as HPACK does (name, value as
     sent, 32 bytes an entry). Over it the grpc encoder drops details, DebugInfo first,
-    and then shortens grpc-message; `errconv.losses` names what was dropped."""
+    shortens grpc-message and keeps at least a minimal Status (the reason, the agent
+    fields, the delay); `errconv.losses` names what was dropped."""
 
 
 DEFAULT_LIMITS = Limits()

@@ -103,6 +103,7 @@ CODE_FOR_HTTP: dict[int, Code] = {
     502: Code.UNAVAILABLE,  # an upstream failed; gRPC's transport table agrees, and it clears with time
     503: Code.UNAVAILABLE,
     504: Code.DEADLINE_EXCEEDED,
+    529: Code.UNAVAILABLE,  # not IANA: Anthropic's "overloaded" (overloaded_error), capacity that clears, not a bug
 }
 
 TRANSPORT_CODE_FOR_HTTP: dict[int, Code] = {

@@ -503,7 +503,7 @@ def lint_body(
     return result[1] if result is not None else []
 
 
-_SUFFIXES = (".json", ".http", ".txt", ".binpb", ".pb")
+_SUFFIXES = (".json", ".http", ".txt", ".xml", ".binpb", ".pb")  # .xml: AWS's Query, EC2 and S3 errors
 _GLOB = re.compile(r"[*?\[]")
 
 
@@ -511,7 +511,7 @@ def expand_paths(paths: Iterable[str]) -> list[tuple[str, bool]]:
     """The files to lint, each with whether it was found by walking a directory.
 
     A glob is expanded (`**` included); a directory is walked for `.json`, `.http`,
-    `.txt`, `.binpb` and `.pb` files, hidden directories skipped, in sorted order.
+    `.txt`, `.xml`, `.binpb` and `.pb` files, hidden directories skipped, in sorted order.
     Raises FileNotFoundError for a path that does not exist or a glob that matches
     nothing.
     """

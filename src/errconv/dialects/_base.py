@@ -55,6 +55,9 @@ class Dialect:
       overwrite one;
     - `errors_on_success`: its bodies can report a failure inside a 2xx response
       (GraphQL, JSON-RPC, Slack), which is otherwise no error;
+    - `bytes_too`: a `json` dialect whose bodies may also come as bytes that are not
+      JSON (AWS's XML errors): `recognise` and `decode` then get those bytes, as a
+      `bytes` dialect's do, and tell the two apart by type;
     - `one_line`: its bytes hold no line break, so JSON Lines can carry them;
     - `lossless`: it carries every Fault that `Fault.build` makes (its `http+` form
       all but DebugInfo, which an outer boundary drops); the property tests hold it to that;
@@ -73,7 +76,9 @@ class Dialect:
       response around it or None for a bare body;
     - `decode(value, reading)`: the Fault; it ends with `reading.finish(fields, stated)`;
     - `encode(fault, writing)`: the bytes;
-    - `http_headers(fault, writing)`: headers of its own for `http+<name>`.
+    - `http_headers(fault, writing)`: headers of its own for `http+<name>`;
+    - `unframe(body, http)`: the JSON inside a framing of its own media type (Connect's
+      streaming envelopes), for an HTTP response whose media type names the dialect.
     """
 
     name: ClassVar[str] = ""
@@ -86,6 +91,7 @@ class Dialect:
     encodes: ClassVar[bool] = True
     reserved: ClassVar[frozenset[str]] = frozenset()
     errors_on_success: ClassVar[bool] = False
+    bytes_too: ClassVar[bool] = False
     one_line: ClassVar[bool] = True
     lossless: ClassVar[bool] = False
     keys: ClassVar[frozenset[str] | None] = None
@@ -112,6 +118,11 @@ class Dialect:
         """Headers of this dialect's own in an HTTP response around its body (values
         safe to send: numbers, fixed strings, or text checked for controls)."""
         return []
+
+    def unframe(self, body: bytes, http: HttpInfo) -> bytes | None:
+        """The JSON body inside `body` when its media type frames it (a stream of
+        envelopes), or None for a body that is not framed."""
+        return None
 
     @property
     def module(self) -> str:

@@ -7,7 +7,11 @@ the only lossless carrier of the gRPC code over HTTP. Decoding also accepts the
 list-wrapped form streaming endpoints send (`[{"error": ...}]`), and is liberal: a
 member of the wrong type (a `details` that is a string, as google-api-python-client's
 own tests send) is ignored for meaning and kept, with the members it does not know
-(the legacy `errors` array among them), as an extension. Lossless for every Fault.
+(the legacy `errors` array among them), as an extension; an `errors` entry with
+`"locationType": "parameter"` names the parameter at fault. `REASON_STEPS` is the code
+table: googleapis.com ErrorInfo reasons whose step the status does not give (an invalid
+API key comes as 400 INVALID_ARGUMENT, yet no change to the arguments fixes it).
+Lossless for every Fault.
 """
 
 from __future__ import annotations
@@ -19,16 +23,55 @@ import msgspec
 
 from .._errors import DecodeError, shorten
 from .._fault import Fault
-from ..codes import CODE_BY_NAME, Code, code_for_http, code_name
+from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, code_name
 from ..details import ErrorInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, write_json
 from ._schema import Item, WireDetail, check_depth, item_from_json, typed_items
 from ._status import OWN_DETAILS, check_details_count, fields_from_status, status_items_json
 
-__all__ = ["Google"]
+__all__ = ["Google", "REASON_STEPS"]
 
 _KNOWN = ("code", "message", "status", "details")
+
+# ErrorInfo reasons of the googleapis.com domain (google/api/error_reason.proto) whose next
+# step is not what their status says. Each is a credential the caller sent (or did not):
+# no change to the call's arguments and no wait makes it pass; the caller has to be given
+# other credentials. Google sends several with 400 INVALID_ARGUMENT, which alone reads as
+# fix_request (the Gemini API and Cloud Translation answer an invalid API key so).
+_GIVE_UP = NextStep.GIVE_UP
+REASON_STEPS: dict[str, NextStep] = {
+    "API_KEY_INVALID": _GIVE_UP,  # 400 INVALID_ARGUMENT: "API key not valid. Please pass a valid API key."
+    "API_KEY_SERVICE_BLOCKED": _GIVE_UP,  # the key's API restrictions exclude this service
+    "API_KEY_HTTP_REFERRER_BLOCKED": _GIVE_UP,
+    "API_KEY_IP_ADDRESS_BLOCKED": _GIVE_UP,
+    "API_KEY_ANDROID_APP_BLOCKED": _GIVE_UP,
+    "API_KEY_IOS_APP_BLOCKED": _GIVE_UP,
+    "ACCESS_TOKEN_EXPIRED": _GIVE_UP,  # a new token, not a retry of this one
+    "ACCESS_TOKEN_SCOPE_INSUFFICIENT": _GIVE_UP,
+    "ACCESS_TOKEN_TYPE_UNSUPPORTED": _GIVE_UP,
+    "ACCOUNT_STATE_INVALID": _GIVE_UP,  # the account behind the token is disabled or deleted
+    "CREDENTIALS_MISSING": _GIVE_UP,
+    "CREDENTIAL_TYPE_UNSUPPORTED": _GIVE_UP,
+    "CREDENTIAL_ANDROID_APP_INVALID": _GIVE_UP,
+    "SESSION_COOKIE_INVALID": _GIVE_UP,
+    "JWT_TOKEN_INVALID": _GIVE_UP,
+    "OVERLOADED_CREDENTIALS": _GIVE_UP,  # more than one credential type sent together: send one
+}
+_REASON_DOMAIN = "googleapis.com"  # the domain those reasons are defined for
+
+
+def _legacy_param(errors: Any) -> str | None:
+    """The parameter a legacy `errors[]` entry names (`"locationType": "parameter"`,
+    `"location": "country"`, as the v1 JSON APIs send them), the first one."""
+    if type(errors) is not list:
+        return None
+    for entry in errors:
+        if type(entry) is dict and entry.get("locationType") == "parameter":
+            location = entry.get("location")
+            if type(location) is str and location:
+                return location
+    return None
 
 
 def _unwrap(obj: Any) -> Any:
@@ -77,7 +120,16 @@ def from_parts(
     if unknown:
         check_depth(unknown, reading.limits.max_depth)
         fields["extensions"] = {**unknown, **fields["extensions"]} if "extensions" in fields else unknown
-    return reading.finish(fields, stated, wait)
+        if "param" not in fields and "errors" in unknown:
+            param = _legacy_param(unknown["errors"])  # the legacy errors[] is kept whole, and names the parameter
+            if param is not None:
+                fields["param"] = param
+    by_code = None
+    if stated is None and fields.get("domain") == _REASON_DOMAIN:
+        step = REASON_STEPS.get(fields.get("code"))  # type: ignore[arg-type]
+        if step is not None:
+            by_code = (step, f"googleapis.com reason {fields['code']!r}")
+    return reading.finish(fields, stated, wait, by_code)
 
 
 def decode_envelope(obj: Any, reading: Reading) -> Fault:

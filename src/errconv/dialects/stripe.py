@@ -8,7 +8,12 @@ that documents the error; `about:blank` documents nothing), `next_step`, then th
 extension members in order (`decline_code`, `advice_code`, `charge`, ... travel there).
 
 A bare Stripe body has no status, so decoding derives one from `type` and `code`
-(card_error 402, api_error 500, rate_limit 429, resource_missing 404, ...). Stripe
+(card_error 402, api_error 500, rate_limit 429, resource_missing 404, a card-details
+code 402, ...). A body with no `code` has its `type` as the code (`api_error`,
+`idempotency_error`: the only identifier it states), unless it carries errconv's
+`next_step` (errconv writes a code in `code`, and a type chosen from the status, so a
+fault without a code comes back without one). `STEP_FOR_CODE` is Stripe's code
+table: the codes (and v2 types) whose next step is not what their status says. Stripe
 has no home for a delay, a domain, metadata, alternatives, violations,
 blocked_by/unblock_with or typed details; `errconv.losses()` names them. Inside
 HTTP, `Stripe-Should-Retry` and `Request-Id` go out as headers.
@@ -27,7 +32,47 @@ from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading, Writing, write_json
 from ._schema import check_depth
 
-__all__ = ["Stripe", "error_type", "header_copy", "status_for"]
+__all__ = ["STEP_FOR_CODE", "Stripe", "error_type", "header_copy", "status_for"]
+
+_WAIT, _GIVE_UP, _FIX = NextStep.WAIT, NextStep.GIVE_UP, NextStep.FIX_REQUEST
+
+# --------------------------------------------------------------------------- the code table
+
+# Stripe's codes (and the v2 types that dispatch like codes) whose next step is not what
+# their status says, and why (research/stripe.md, sections 2 and 7). The status ladder
+# decides the rest: card_declined at 402 gives up (the issuer decided), a 400
+# parameter_* naming its param is fix_request, a 5xx api_error gives up unless
+# Stripe-Should-Retry says true.
+STEP_FOR_CODE: dict[str, tuple[NextStep, str]] = {
+    # Rate limits, whatever the status: a 400 before API version 2015-09-08 (stripe-python
+    # still maps a 400 with this code to RateLimitError), a 429 since.
+    "rate_limit": (_WAIT, "a rate limit (sent as 400 by API versions before 2015-09-08)"),
+    "rate_limit_error": (_WAIT, "a rate limit (the legacy type)"),
+    # v2 APIs: `type: rate_limit` (stripe-python's RateLimitError whatever the status).
+    "account_rate_limit_exceeded": (_WAIT, "a v2 concurrency limit on updates to the account"),
+    "payment_intent_rate_limit_exceeded": (_WAIT, "too many updates to one PaymentIntent within the hour"),
+    # An object lock held by a concurrent request: the SDKs retry it (stripe-go by code).
+    "lock_timeout": (_WAIT, "another request holds the object's lock"),
+    # Card and provider errors Stripe says to try again later (402, which would give up).
+    "processing_error": (_WAIT, "an error while processing the card: Stripe says to try again later"),
+    "payment_method_provider_timeout": (_WAIT, "the payment method's provider timed out"),
+    "forwarding_api_retryable_upstream_error": (_WAIT, "the forwarding upstream failed transiently"),
+    "terminal_reader_busy": (_WAIT, "the reader is busy with another request"),
+    "terminal_reader_timeout": (_WAIT, "the reader did not answer in time"),
+    # Card errors a corrected card detail fixes (402 without a param would give up): the
+    # caller asks the customer again, then repeats the call with the new details.
+    "invalid_expiry_year": (_FIX, "the card's expiry year is invalid: corrected card details pass"),
+    "invalid_expiry_month": (_FIX, "the card's expiry month is invalid: corrected card details pass"),
+    "invalid_number": (_FIX, "the card number is invalid: corrected card details pass"),
+    "invalid_cvc": (_FIX, "the card's security code is invalid: corrected card details pass"),
+    "incorrect_number": (_FIX, "the card number is incorrect: corrected card details pass"),
+    "incorrect_cvc": (_FIX, "the card's security code is incorrect: corrected card details pass"),
+    "incorrect_zip": (_FIX, "the card's postal code is incorrect: corrected card details pass"),
+    "incorrect_address": (_FIX, "the card's address is incorrect: corrected card details pass"),
+    "expired_card": (_FIX, "the card has expired: another card passes"),
+}
+# Card-details codes: a bare body with one of them was a 402 (CardError).
+_CARD_CODES = frozenset(code for code, (step, _) in STEP_FOR_CODE.items() if step is _FIX) | {"card_declined"}
 
 _OWN = ("type", "code", "message", "param", "doc_url", "next_step")
 # Stripe's members and the fields they give.
@@ -69,10 +114,20 @@ def status_for(type_: str | None, code: str | None) -> int:
     """The HTTP status a bare Stripe body implies."""
     if code in _STATUS_FOR_CODE:
         return _STATUS_FOR_CODE[code]
+    if code in _CARD_CODES:
+        return 402
     if type_ in _STATUS_FOR_TYPE:
         return _STATUS_FOR_TYPE[type_]
     return 400
 
+
+# v2 types that say what to do whatever the code (stripe-python dispatches v2 errors on type).
+_STEP_FOR_TYPE: dict[str, tuple[NextStep, str]] = {
+    "rate_limit": (_WAIT, "a v2 rate limit (stripe-python raises RateLimitError whatever the status)"),
+    "rate_limit_error": (_WAIT, "a rate limit (the legacy type)"),
+}
+# The members of a body that states only a code (and perhaps its message and param).
+_CODE_ONLY = frozenset(("code", "message", "param"))
 
 _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
@@ -112,12 +167,17 @@ class Stripe(Dialect):
         if type(value) is not dict or type(value.get("error")) is not dict:
             return 0.0
         inner = value["error"]
+        if "root_cause" in inner or ("reason" in inner and "message" not in inner and type(value.get("status")) is int):
+            return 0.0  # Elasticsearch's {"error": {"type", "reason", "root_cause"}, "status": 404}
         if not inner.keys().isdisjoint(_STRIPE_ONLY) and "status" not in inner and "details" not in inner:
             return STRONG
         if type(inner.get("type")) is str:
             return LIKELY
         if http is not None and "stripe-version" in http.headers:
             return LIKELY
+        code = inner.get("code")
+        if type(code) is str and (code in STEP_FOR_CODE or code in _STATUS_FOR_CODE) and inner.keys() <= _CODE_ONLY:
+            return LIKELY  # stripe-python's own fixtures: {"error": {"code": "invalid_expiry_year"}}
         return 0.0
 
     def decode(self, value: Any, reading: Reading) -> Fault:
@@ -144,12 +204,15 @@ class Stripe(Dialect):
                 fields[target] = item
                 read += 1
         code = fields.get("code")
-        if type_ == "idempotency_error" and code is None:
-            fields["code"] = code = "idempotency_error"  # the type is the only stable identifier it has
+        if type_ is not None and code is None and ("next_step" not in inner or type_ == "idempotency_error"):
+            # The type is the only stable identifier the body has (api_error,
+            # idempotency_error). Not in a body with errconv's next_step: errconv writes a
+            # code in `code` when there is one, and its type is the category of the status.
+            fields["code"] = code = type_
         status = reading.status
         if status is None:
             status = status_for(type_, code)
-            if code not in _STATUS_FOR_CODE and type_ not in _STATUS_FOR_TYPE:
+            if code not in _STATUS_FOR_CODE and type_ not in _STATUS_FOR_TYPE and code not in _CARD_CODES:
                 reading.inferred += ("status",)  # nothing said it: the default
         if type_ is not None and type_ != error_type(status, code):
             reading.notes += (f"Stripe type {type_!r} does not match status {status}",)
@@ -175,7 +238,14 @@ class Stripe(Dialect):
                 reading.saw("next_step", "/error/next_step", step)
             if isinstance(get("message"), str):
                 reading.saw("text", "/error/message", inner["message"])
-        return reading.finish(fields, stated)
+        by_code = None
+        if code is not None and code in STEP_FOR_CODE:
+            step_, why = STEP_FOR_CODE[code]
+            by_code = (step_, f"the stripe code table: {code!r} ({why})")
+        elif type_ is not None and type_ in _STEP_FOR_TYPE:
+            step_, why = _STEP_FOR_TYPE[type_]
+            by_code = (step_, f"the stripe code table: type {type_!r} ({why})")
+        return reading.finish(fields, stated, by_code=by_code)
 
     def encode(self, fault: Fault, writing: Writing) -> bytes:
         inner: dict[str, Any] = {"type": error_type(fault.status, fault.code)}

@@ -39,7 +39,7 @@ from ._negotiate import body_dialect as _body_dialect, negotiate
 from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
-from .dialects import Dialect, HttpInfo, body_dialects, by_media, claimants, get
+from .dialects import CERTAIN, Dialect, HttpInfo, body_dialects, by_media, claimants, get
 from .dialects._base import decode_json
 from .dialects._common import Headers, Reading, Writing, read_json, valid_code, write_json
 from .dialects._status import without_debug
@@ -498,6 +498,8 @@ def strongest_of(candidates: tuple[Dialect, ...], value: Any, raw: bytes, http: 
     for dialect in candidates:
         claim = dialect.recognise(value if dialect.form == "json" and value is not _UNPARSED else raw, http)
         if claim > score:
+            if claim >= CERTAIN:
+                return dialect  # nothing claims more, and among equals the earlier wins
             best, score = dialect, claim
     return best
 

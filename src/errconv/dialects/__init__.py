@@ -241,6 +241,8 @@ def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] |
     for dialect in candidates:
         claim = dialect.recognise(value, http)
         if claim > score:
+            if claim >= CERTAIN:
+                return dialect  # nothing claims more, and among equals the earlier wins
             best, score = dialect, claim
     return best
 
@@ -248,7 +250,9 @@ def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] |
 def claimants(candidates: tuple[Dialect, ...], value: dict[str, Any], http: HttpInfo | None) -> tuple[Dialect, ...]:
     """The candidates that may recognise the JSON object `value`: those whose `keys` it
     has one of (or with no keys, or whose own media type the response names)."""
-    media = "" if http is None else http.media_type
+    # A media type of the dialect's own (not application/json, which most share) names it
+    # whatever the members.
+    media = "" if http is None or http.media_type in _GENERIC_MEDIA else http.media_type
     small = len(value) <= 16
     if small:
         key = (id(candidates), media, *value)

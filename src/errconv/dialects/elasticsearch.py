@@ -57,6 +57,7 @@ class Elasticsearch(Dialect):
     """Elasticsearch's `{"error": {...}, "status": N}` (decode only)."""
 
     name = "elasticsearch"
+    keys = frozenset(("error",))
     media_type = "application/json"
     encodes = False
 

@@ -96,6 +96,7 @@ class FastApi(Dialect):
     """FastAPI's `{"detail": ...}` error bodies (decode only)."""
 
     name = "fastapi"
+    keys = frozenset(("detail",))
     media_type = "application/json"
     encodes = False
 

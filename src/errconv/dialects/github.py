@@ -76,6 +76,7 @@ class GitHub(Dialect):
     """GitHub's REST API error body (decode only)."""
 
     name = "github"
+    keys = frozenset(("documentation_url",))
     media_type = "application/json"
     encodes = False
 

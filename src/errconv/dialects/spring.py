@@ -61,6 +61,7 @@ class Spring(Dialect):
     """Spring Boot's default error attributes (decode only)."""
 
     name = "spring"
+    keys = frozenset(("timestamp",))
     media_type = "application/json"
     encodes = False
 

@@ -54,6 +54,7 @@ class Twilio(Dialect):
     """Twilio's error bodies (decode only)."""
 
     name = "twilio"
+    keys = frozenset(("code",))
     media_type = "application/json"
     encodes = False
 

@@ -103,6 +103,7 @@ class Discord(Dialect):
 
     name = "discord"
     keys = frozenset(("message",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
     errors_on_success = True  # the search's 202 "index not yet available"

@@ -58,6 +58,7 @@ class Elasticsearch(Dialect):
 
     name = "elasticsearch"
     keys = frozenset(("error",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

@@ -97,6 +97,7 @@ class FastApi(Dialect):
 
     name = "fastapi"
     keys = frozenset(("detail",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

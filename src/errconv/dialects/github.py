@@ -77,6 +77,7 @@ class GitHub(Dialect):
 
     name = "github"
     keys = frozenset(("documentation_url",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

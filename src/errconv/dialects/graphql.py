@@ -167,6 +167,7 @@ class GraphQL(Dialect):
 
     name = "graphql"
     keys = frozenset(("errors",))
+    ceiling = STRONG
     media_type = "application/graphql-response+json"
     errors_on_success = True  # legacy GraphQL over HTTP answers 200 whatever happened
     reserved = frozenset(("argumentName", "invalidArgs", *_CODE_MEMBERS))

@@ -125,6 +125,7 @@ class JsonApi(Dialect):
 
     name = "jsonapi"
     keys = frozenset(("errors",))
+    ceiling = STRONG
     media_type = "application/vnd.api+json"
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:

@@ -119,6 +119,7 @@ class OAuth(Dialect):
 
     name = "oauth"
     keys = frozenset(("error",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
     errors_on_success = True  # GitHub's token endpoint answers the device flow's errors with 200

@@ -209,6 +209,7 @@ class OpenAI(Dialect):
     name = "openai"
     media_type = "application/json"
     keys = frozenset(("error", "object"))  # object: the flat FastChat/vLLM form
+    ceiling = STRONG
     reserved = _OWN_SET
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:

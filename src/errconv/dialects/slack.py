@@ -83,6 +83,7 @@ class Slack(Dialect):
 
     name = "slack"
     keys = frozenset(("ok",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
     errors_on_success = True

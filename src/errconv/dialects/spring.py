@@ -62,6 +62,7 @@ class Spring(Dialect):
 
     name = "spring"
     keys = frozenset(("timestamp",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

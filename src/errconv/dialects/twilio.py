@@ -55,6 +55,7 @@ class Twilio(Dialect):
 
     name = "twilio"
     keys = frozenset(("code",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

@@ -268,22 +268,20 @@ def test_trace_records_where_each_field_came_from() -> None:
 
 
 def _json_bodies() -> list[object]:
-    import json
-    import pathlib
-
+    """Every JSON value the corpora hold: golden files and their sources, real-world
+    captures (bare and the bodies of whole responses), lint examples."""
     root = pathlib.Path(__file__).resolve().parent.parent
     out: list[object] = []
-    for path in [*root.glob("golden/*/*.json"), *root.glob("tests/realworld/*/*.json"), *root.glob("tests/lint_examples/*.json")]:
-        try:
-            out.append(json.loads(path.read_bytes()))
-        except ValueError:
-            pass
+    paths = [*root.glob("golden/*/*.json"), *root.glob("tests/realworld/*/*"), *root.glob("tests/lint_examples/*.json")]
     from tests import fuzz_inputs
 
-    for raw in getattr(fuzz_inputs, "SEEDS", ()):
+    datas = [p.read_bytes() for p in sorted(paths) if p.is_file() and p.name != "facts.json"]
+    for data in [*datas, *(raw for _, raw in fuzz_inputs.SEEDS)]:
+        if data.startswith(b"HTTP/"):
+            data = data.replace(b"\r\n", b"\n").partition(b"\n\n")[2]
         try:
-            out.append(json.loads(raw))
-        except (ValueError, TypeError):
+            out.append(json.loads(data))
+        except ValueError:
             pass
     return out
 
@@ -299,3 +297,27 @@ def test_a_dialect_never_claims_an_object_without_its_keys() -> None:
         for body in bodies:
             stripped = {k: v for k, v in body.items() if k not in dialect.keys}
             assert dialect.recognise(stripped, None) == 0, (dialect.name, stripped)
+
+
+def test_no_dialect_claims_past_its_ceiling() -> None:
+    """Detection skips a dialect whose ceiling cannot beat the claim found: a claim past
+    the ceiling (without the dialect's own media type) would make it choose wrongly."""
+    bodies = [b for b in _json_bodies() if isinstance(b, dict)]
+    assert len(bodies) > 300
+    capped = [d for d in dialects.registered() if d.ceiling < CERTAIN and d.form == "json"]
+    assert len(capped) >= 15
+    infos: list[HttpInfo | None] = [None]
+    for status in (None, 200, 400, 404, 429, 500, 503):
+        for media in ("", "application/json", "text/plain", "application/problem+json", "application/grpc+json"):
+            infos.append(HttpInfo(status, dialects.Headers(()), media))
+    over = []
+    for dialect in capped:
+        own = {dialect.media_type, *dialect.media_types} - {"application/json"}
+        for value in bodies:
+            for http in infos:
+                if http is not None and http.media_type in own:
+                    continue
+                claim = dialect.recognise(value, http)
+                if claim > dialect.ceiling:
+                    over.append((dialect.name, value, claim))
+    assert over == []

@@ -39,7 +39,7 @@ from ._negotiate import body_dialect as _body_dialect, negotiate
 from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
-from .dialects import Dialect, HttpInfo, body_dialects, by_media, claimants, get
+from .dialects import CERTAIN, Dialect, HttpInfo, best_claim, body_dialects, by_media, claimants, get
 from .dialects._base import decode_json
 from .dialects._common import CodeValue, Headers, Reading, Writing, read_json, valid_code, write_json
 from .dialects._status import without_debug
@@ -453,8 +453,9 @@ def read_body(
     ok = http.status is not None and http.status < 400 and not reading.lenient
     candidates = _candidates(is_json, body is not None, ok)
     if is_json and type(value) is dict:
-        candidates = claimants(candidates, value, http)
-    dialect = strongest_of(candidates, value, body or b"", http)
+        dialect = best_claim(claimants(candidates, value, http), value, body or b"", http)
+    else:
+        dialect = strongest_of(candidates, value, body or b"", http)
     if dialect is None:
         if ok:
             raise DecodeError(f"not an error response: {http.status}")
@@ -498,6 +499,8 @@ def strongest_of(candidates: tuple[Dialect, ...], value: Any, raw: bytes, http: 
     for dialect in candidates:
         claim = dialect.recognise(value if dialect.form == "json" and value is not _UNPARSED else raw, http)
         if claim > score:
+            if claim >= CERTAIN:
+                return dialect  # nothing claims more, and among equals the earlier wins
             best, score = dialect, claim
     return best
 

@@ -236,38 +236,62 @@ def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] |
     """The candidate that recognises `value` most strongly, the first among equals
     (candidates come in precedence order); None when none does."""
     if type(value) is dict and type(candidates) is tuple:
-        candidates = claimants(candidates, value, http)
+        return best_claim(claimants(candidates, value, http), value, value, http)
     best, score = None, 0.0
     for dialect in candidates:
         claim = dialect.recognise(value, http)
         if claim > score:
+            if claim >= CERTAIN:
+                return dialect  # nothing claims more, and among equals the earlier wins
             best, score = dialect, claim
     return best
 
 
-def claimants(candidates: tuple[Dialect, ...], value: dict[str, Any], http: HttpInfo | None) -> tuple[Dialect, ...]:
+Claimant = tuple[Dialect, float, bool]  # a dialect, its ceiling here, whether it reads the JSON value
+
+
+def best_claim(plan: tuple[Claimant, ...], value: Any, raw: Any, http: HttpInfo | None) -> Dialect | None:
+    """The claimant of `plan` that recognises the body most strongly, the first among
+    equals; a claimant whose ceiling cannot beat the best claim so far is not asked."""
+    best, score = None, 0.0
+    for dialect, ceiling, reads_value in plan:
+        if ceiling <= score:
+            continue
+        claim = dialect.recognise(value if reads_value else raw, http)
+        if claim > score:
+            if claim >= CERTAIN:
+                return dialect  # nothing claims more, and among equals the earlier wins
+            best, score = dialect, claim
+    return best
+
+
+def claimants(candidates: tuple[Dialect, ...], value: dict[str, Any], http: HttpInfo | None) -> tuple[Claimant, ...]:
     """The candidates that may recognise the JSON object `value`: those whose `keys` it
-    has one of (or with no keys, or whose own media type the response names)."""
-    media = "" if http is None else http.media_type
+    has one of (or with no keys, or whose own media type the response names), each with
+    the strongest claim it can make here."""
+    # A media type of the dialect's own (not application/json, which most share) names it
+    # whatever the members, and lifts its ceiling.
+    media = "" if http is None or http.media_type in _GENERIC_MEDIA else http.media_type
     small = len(value) <= 16
     if small:
         key = (id(candidates), media, *value)
         hit = _claimants.get(key)
         if hit is not None and hit[0] is candidates:  # (an id is only unique while its tuple lives)
             return hit[1]
-    found = tuple(
-        d
-        for d in candidates
-        if d.keys is None or not value.keys().isdisjoint(d.keys) or (media and (media == d.media_type or media in d.media_types))
-    )
+    found = []
+    for d in candidates:
+        named = bool(media) and (media == d.media_type or media in d.media_types)
+        if named or d.keys is None or not value.keys().isdisjoint(d.keys):
+            found.append((d, CERTAIN if named else d.ceiling, d.form == "json"))
+    plan = tuple(found)
     if small:
         if len(_claimants) >= 1024:
             _claimants.clear()  # bounded, whatever shapes an input stream holds
-        _claimants[key] = (candidates, found)
-    return found
+        _claimants[key] = (candidates, plan)
+    return plan
 
 
-_claimants: dict[tuple[Any, ...], tuple[tuple[Dialect, ...], tuple[Dialect, ...]]] = {}
+_claimants: dict[tuple[Any, ...], tuple[tuple[Dialect, ...], tuple[Claimant, ...]]] = {}
 
 
 def by_form(form: str) -> tuple[Dialect, ...]:

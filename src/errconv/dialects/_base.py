@@ -64,6 +64,9 @@ class Dialect:
     - `keys`: for a JSON dialect, the top-level members at least one of which every
       object it recognises has (outside HTTP that names its media type); detection asks
       only the dialects whose keys a body has. None: it may claim any value;
+    - `ceiling`: the strongest claim `recognise` makes of a response that does not name
+      the dialect's own media type (or of a bare body); detection skips a dialect whose
+      ceiling cannot beat the claim already found. A test holds every corpus body to it;
     - `schema`: a msgspec type the usual shape of its bodies decodes into, in C; with one,
       `decode_typed(body, reading)` gets the body as that type (decoded straight from the
       bytes, or converted from the parsed value) and may answer None to have `decode`
@@ -95,6 +98,7 @@ class Dialect:
     one_line: ClassVar[bool] = True
     lossless: ClassVar[bool] = False
     keys: ClassVar[frozenset[str] | None] = None
+    ceiling: ClassVar[float] = CERTAIN
     schema: ClassVar[Any] = None
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:

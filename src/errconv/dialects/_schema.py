@@ -433,16 +433,34 @@ _WIRE_READ = {
 }
 
 
+# The kinds whose model value is one expression of the wire value `{v}`: written inline
+# in the constructor call, with no statement of their own.
+_WIRE_EXPR = {
+    "string": "{v}",
+    "bool": "{v}",
+    "map": "{v}",
+    "duration": "0 if {v} is None else parse_duration({v})",
+    "strings": "tuple({v})",
+    "message": "None if {v} is None else {reader}({v}, limits)",
+}
+
+
 def _wire_source(cls: type, specs: tuple[_Spec, ...], names: dict[type, str]) -> str:
     me = names[cls]
     lines = [f"def wire_read_{me}(w, limits):"]
+    args = []
     for s in specs:
         what = f"{s.proto.replace('_', ' ')} of {cls.__name__}"
         sub = {"camel": s.camel, "what": what, "reader": f"wire_read_{names[s.nested]}" if s.nested else ""}
+        expr = _WIRE_EXPR.get(s.kind, None if s.kind in _WIRE_READ else "{v}")
+        if expr is not None:
+            args.append(f"{s.attr}={expr.format(v=f'w.{s.attr}', **sub)}")
+            continue
         lines.append(f"    v = w.{s.attr}")
-        lines += ["    " + line.format(**sub) for line in _WIRE_READ.get(s.kind, ["a = v"])]
+        lines += ["    " + line.format(**sub) for line in _WIRE_READ[s.kind]]
         lines.append(f"    {s.attr}_ = a")
-    lines.append(f"    return {cls.__name__}({', '.join(f'{s.attr}={s.attr}_' for s in specs)})")
+        args.append(f"{s.attr}={s.attr}_")
+    lines.append(f"    return {cls.__name__}({', '.join(args)})")
     return "\n".join(lines) + "\n"
 
 

@@ -58,11 +58,12 @@ def reason_for(fault: Fault) -> tuple[str, str, bool]:
     and whether the reason was made from the gRPC code name."""
     if fault.code is None:
         return code_name(fault.grpc_code), "", True
-    upper = fault.code.upper()
-    if len(upper) <= REASON_MAX and REASON_RE.fullmatch(upper) and upper == fault.code:
-        return upper, "", False
-    # Any other spelling ("rate_limited") rides beside its reason: a code is kept as its
-    # service spells it, and decoding a reason no longer recases it.
+    code = fault.code
+    upper = code.upper()
+    if len(upper) <= REASON_MAX and REASON_RE.fullmatch(upper):
+        # Another spelling ("rate_limited") rides beside its reason: a code is kept as its
+        # service spells it, and decoding a reason does not recase it.
+        return upper, "" if upper == code else code, False
     reason = _NOT_REASON.sub("_", upper).strip("_")[:REASON_MAX].rstrip("_")
     if not REASON_RE.fullmatch(reason) or not reason[0].isalpha():
         reason = code_name(fault.grpc_code)

@@ -169,6 +169,7 @@ class Anthropic(Dialect):
     name = "anthropic"
     media_type = "application/json"
     keys = frozenset(("error",))
+    ceiling = STRONG
     reserved = _OWN_SET | {"request_id"}
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:

@@ -388,6 +388,7 @@ def _json_of(node: _Node) -> Any:
 # --------------------------------------------------------------------------- JSON
 
 _REQUEST_ID_HEADERS = ("x-amzn-requestid", "x-amz-request-id", "x-amz-apigw-id")
+_REQUEST_ID_HEADER_SET = frozenset(_REQUEST_ID_HEADERS)
 _MESSAGE_MEMBERS = ("message", "Message", "errorMessage")
 # Members that mark another dialect's body: an API behind API Gateway (whose request id
 # it then carries) answers in its own format, which is not AWS's.
@@ -470,7 +471,7 @@ class Aws(Dialect):
             return LIKELY
         if (
             headers is not None
-            and any(name in headers for name in _REQUEST_ID_HEADERS)
+            and headers.has_any(_REQUEST_ID_HEADER_SET)
             and (type(value.get("message")) is str or type(value.get("Message")) is str)
             and value.keys().isdisjoint(_OTHERS)
             and type(value.get("code", "")) is str

@@ -61,6 +61,7 @@ class Cloudflare(Dialect):
     """The Cloudflare API v4 failure envelope (decode only)."""
 
     name = "cloudflare"
+    keys = frozenset(("success",))
     media_type = "application/json"
     encodes = False
 

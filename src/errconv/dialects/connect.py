@@ -231,6 +231,7 @@ class Connect(Dialect):
     # Every object it recognises has a code (unary) or an error (end of stream): detection
     # need not ask it about others (Dialect.keys, where the registry has it).
     keys = frozenset(("code", "error"))
+    ceiling = STRONG
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """A Connect Error object, or an end-of-stream message holding one; CERTAIN for an

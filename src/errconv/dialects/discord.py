@@ -102,6 +102,8 @@ class Discord(Dialect):
     """The Discord API's error bodies (decode only)."""
 
     name = "discord"
+    keys = frozenset(("message",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
     errors_on_success = True  # the search's 202 "index not yet available"

@@ -166,6 +166,7 @@ class Drf(Dialect):
     """Django REST framework's error bodies (decode only)."""
 
     name = "drf"
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

@@ -57,6 +57,8 @@ class Elasticsearch(Dialect):
     """Elasticsearch's `{"error": {...}, "status": N}` (decode only)."""
 
     name = "elasticsearch"
+    keys = frozenset(("error",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

@@ -96,6 +96,8 @@ class FastApi(Dialect):
     """FastAPI's `{"detail": ...}` error bodies (decode only)."""
 
     name = "fastapi"
+    keys = frozenset(("detail",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

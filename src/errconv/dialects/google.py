@@ -179,6 +179,7 @@ class Google(Dialect):
     content_type = "application/json; charset=UTF-8"  # as Google's front ends send it
     reserved = frozenset(_KNOWN)
     keys = frozenset(("error",))
+    ceiling = STRONG
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """`{"error": {...}}` whose inner object has a google.rpc.Code name in `status`,

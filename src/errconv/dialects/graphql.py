@@ -166,6 +166,8 @@ class GraphQL(Dialect):
     """A failed GraphQL response."""
 
     name = "graphql"
+    keys = frozenset(("errors",))
+    ceiling = STRONG
     media_type = "application/graphql-response+json"
     errors_on_success = True  # legacy GraphQL over HTTP answers 200 whatever happened
     reserved = frozenset(("argumentName", "invalidArgs", *_CODE_MEMBERS))

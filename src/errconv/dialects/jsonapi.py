@@ -124,6 +124,8 @@ class JsonApi(Dialect):
     """A JSON:API error document."""
 
     name = "jsonapi"
+    keys = frozenset(("errors",))
+    ceiling = STRONG
     media_type = "application/vnd.api+json"
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:

@@ -97,6 +97,7 @@ class Kubernetes(Dialect):
     """The Kubernetes API's Status (and a watch ERROR event around it)."""
 
     name = "kubernetes"
+    keys = frozenset(("kind", "status", "type"))
     media_type = "application/json"
     encodes = False
     errors_on_success = True  # a watch ERROR event arrives inside the stream's HTTP 200

@@ -118,6 +118,8 @@ class OAuth(Dialect):
     """OAuth 2.0 error responses (decode only)."""
 
     name = "oauth"
+    keys = frozenset(("error",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
     errors_on_success = True  # GitHub's token endpoint answers the device flow's errors with 200

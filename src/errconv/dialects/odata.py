@@ -566,6 +566,7 @@ class OData(Dialect):
     """The Microsoft REST API guidelines' (Azure, Graph, OData) error object."""
 
     name = "odata"
+    keys = frozenset(("error", "odata.error", "code"))  # the envelope, OData v3's, or a bare error object
     media_type = "application/json"
     lossless = True
     reserved = _MEMBER_SET

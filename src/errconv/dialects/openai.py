@@ -103,7 +103,10 @@ _OWN_HEADERS = (
     "x-ratelimit-limit-requests", "x-ratelimit-limit-tokens", "x-ratelimit-remaining-requests", "x-ratelimit-remaining-tokens",
 )  # fmt: skip
 _STRIPE_HEADERS = ("stripe-version", "stripe-should-retry")
+_OWN_HEADER_SET = frozenset(_OWN_HEADERS)
+_STRIPE_HEADER_SET = frozenset(_STRIPE_HEADERS)
 _FOUR = ("message", "type", "param", "code")
+_ABSENT: Any = object()  # a member not there (None is a member written as null)
 _ORDER = list(_FOUR)
 _OWN = (*_FOUR, "next_step", "retry_after_seconds", "metadata", "status")
 _OWN_SET = frozenset(_OWN)
@@ -206,6 +209,7 @@ class OpenAI(Dialect):
     name = "openai"
     media_type = "application/json"
     keys = frozenset(("error", "object"))  # object: the flat FastChat/vLLM form
+    ceiling = STRONG
     reserved = _OWN_SET
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
@@ -226,11 +230,12 @@ class OpenAI(Dialect):
             return 0.0
         if http is not None:
             headers = http.headers
-            if any(name in headers for name in _STRIPE_HEADERS):
+            if headers.has_any(_STRIPE_HEADER_SET):
                 return 0.0
-            if any(name in headers for name in _OWN_HEADERS):
+            if headers.has_any(_OWN_HEADER_SET):
                 return STRONG
-        if list(inner)[:4] == _ORDER:
+        names = list(inner)
+        if names[:4] == _ORDER:
             # OpenAI's four members first, in its order: Stripe's API writes its members
             # in alphabetical order (code before message), errconv's Stripe writer type
             # first, so this holds even beside members only Stripe defines (a card error
@@ -238,13 +243,14 @@ class OpenAI(Dialect):
             return STRONG
         if not inner.keys().isdisjoint(_STRIPE_ONLY):
             return 0.0
-        if any(name in inner and inner[name] is None for name in _FOUR):
+        get = inner.get
+        if None in (get("message", _ABSENT), get("type", _ABSENT), get("param", _ABSENT), get("code", _ABSENT)):
             return STRONG  # Stripe omits absent members; OpenAI writes null
         if type_ in _OWN_TYPES:
             return STRONG
         if type(code) is int and "status" not in inner and "details" not in inner and type(inner.get("metadata")) is dict:
             return STRONG  # OpenRouter: {"message", "code": 429, "metadata": {...}}, beside google's int code
-        present = [name for name in inner if name in _FOUR]
+        present = [name for name in names if name in _FOUR]
         if present[:2] == ["message", "type"] and present[-1] == "code":
             return LIKELY  # OpenAI's own order; Stripe's API writes members alphabetically
         return 0.0

@@ -457,6 +457,7 @@ class Problem(Dialect):
     media_type = "application/problem+json"
     reserved = _RESERVED
     keys = frozenset(_RFC) | OWN_MEMBERS | ALIASES
+    ceiling = LIKELY
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         if type(value) is not dict:

@@ -38,6 +38,7 @@ class StatusJson(Dialect):
     media_type = "application/json"
     reserved = frozenset(_KNOWN)
     keys = frozenset(("code",))
+    ceiling = STRONG
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """An integer gRPC `code` with a `message` or `details`, and no `error` wrapper

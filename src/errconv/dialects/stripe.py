@@ -161,6 +161,7 @@ class Stripe(Dialect):
     media_type = "application/json"
     reserved = frozenset(_OWN)
     keys = frozenset(("error",))
+    ceiling = STRONG
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """`{"error": {...}}` with a string `type`, or with Stripe's own members."""

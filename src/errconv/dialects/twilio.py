@@ -54,6 +54,8 @@ class Twilio(Dialect):
     """Twilio's error bodies (decode only)."""
 
     name = "twilio"
+    keys = frozenset(("code",))
+    ceiling = STRONG
     media_type = "application/json"
     encodes = False
 

@@ -115,6 +115,7 @@ class Twirp(Dialect):
     media_type = "application/json"
     reserved = _KEYS
     keys = frozenset(("msg",))  # every Twirp error it recognises has one (Dialect.keys, where the registry has it)
+    ceiling = STRONG
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """A Twirp code with a string `msg`, no member Twirp does not define, and `meta` (if

@@ -202,24 +202,10 @@ class Reading:
     (a JSON Pointer into the input, the raw value): lint reads it from the Fault's origin.
     """
 
-    # What most decodes leave as it is, as class attributes: an instance sets only what
-    # differs, so making one costs a few assignments rather than sixteen.
-    status: int | None = None  # the status the wire gives (an HTTP status line, the caller's status=)
-    headers: Headers | None = None
-    now: float | Callable[[], float] | None = None
-    body: str | None = None  # inside HTTP: the dialect the body was read as
-    at = ""  # the pointer of the body inside the input
-    wait: str | None = None  # the name of a wire signal that says wait
-    delay: int | None = None  # its delay in whole seconds, if it gave one
-    no_retry: str | None = None  # the name of a wire signal that forbids retrying
-    seen: list[tuple[str, str, Any]] | None = None
-    # Added to with +=: a tuple until something is added, so most decodes make none.
-    notes: tuple[str, ...] = ()
-    inferred: tuple[str, ...] = ()  # fields errconv derived rather than read
-    lenient = False  # lint reads a 2xx body as an error too, to say it should not be one
-    # Whether a JSON value read may nest past Limits.max_depth: not when the input holds
-    # fewer brackets than that (counted once, in C), which spares walking every value.
-    deep = True
+    __slots__ = (
+        "limits", "dialect", "size", "now", "status", "headers", "body", "at", "wait", "delay", "no_retry", "seen",
+        "notes", "inferred", "lenient", "deep",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -237,14 +223,22 @@ class Reading:
         # The input's length, when known: no string read from it is longer, so the strings
         # of a short input need no check. Unknown (None): every string is checked.
         self.size = sys.maxsize if size is None else size
-        if now is not None:
-            self.now = now
-        if status is not None:
-            self.status = status
-        if headers is not None:
-            self.headers = headers
-        if trace:
-            self.seen = []
+        self.now = now
+        self.status = status  # the status the wire gives (an HTTP status line, the caller's status=)
+        self.headers = headers
+        self.body: str | None = None  # inside HTTP: the dialect the body was read as
+        self.at = ""  # the pointer of the body inside the input
+        self.wait: str | None = None  # the name of a wire signal that says wait
+        self.delay: int | None = None  # its delay in whole seconds, if it gave one
+        self.no_retry: str | None = None  # the name of a wire signal that forbids retrying
+        self.seen: list[tuple[str, str, Any]] | None = [] if trace else None
+        # Added to with +=: a tuple until something is added, so most decodes make none.
+        self.notes: tuple[str, ...] = ()
+        self.inferred: tuple[str, ...] = ()  # fields errconv derived rather than read
+        self.lenient = False  # lint reads a 2xx body as an error too, to say it should not be one
+        # Whether a JSON value read may nest past Limits.max_depth: not when the input holds
+        # fewer brackets than that (counted once, in C), which spares walking every value.
+        self.deep = True
 
     def saw(self, what: str, pointer: str, raw: Any) -> None:
         """Record (when tracing) that `what` was read at `pointer` as `raw`."""

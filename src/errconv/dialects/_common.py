@@ -324,6 +324,11 @@ class Reading:
             inferred=inferred if len(inferred) < 2 else tuple(dict.fromkeys(inferred)),
             trace=() if self.seen is None else tuple(self.seen),
         )
+        grpc_code = fields["grpc_code"]
+        if type(grpc_code) is int and 0 <= grpc_code <= 16:
+            # A code that passed through a compiled int (a table row, a typed return) comes
+            # out a plain int: the Fault holds the Code member, in either build.
+            fields["grpc_code"] = _CODES[grpc_code]
         try:
             fault = Fault(**fields)
         except TypeError as exc:  # a field of the wrong type slipped through: a bug, but never a crash
@@ -359,6 +364,7 @@ class Reading:
 
 
 _WAIT = NextStep.WAIT
+_CODES = tuple(Code(n) for n in range(17))
 
 
 def check_strings(fault: Fault, limit: int) -> None:

@@ -23,6 +23,9 @@ tables), `errconv.dialects` (the dialect protocol and registry), `errconv.gatewa
 private.
 """
 
+import importlib.machinery as _machinery
+
+from . import _api
 from ._api import convert, decode, detect, encode, losses
 from ._errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
 from ._fault import Fault, Origin, Violation
@@ -71,3 +74,6 @@ __all__ = [
 ]
 
 __version__ = "0.2.0"
+# Which build runs: True when the hot modules are C extensions compiled by mypyc
+# (ERRCONV_COMPILE=1 at install time; setup.py lists them), False for pure Python.
+__compiled__: bool = _api.__file__ is not None and _api.__file__.endswith(tuple(_machinery.EXTENSION_SUFFIXES))

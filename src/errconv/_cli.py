@@ -27,7 +27,7 @@ from typing import Any, BinaryIO, NoReturn, TextIO
 
 import msgspec
 
-from . import __version__
+from . import __compiled__, __version__
 from . import dialects
 from ._api import decode, detect, encode, encode_with_losses, losses
 from ._errors import DecodeError, ErrconvError, UnknownDialectError
@@ -44,6 +44,8 @@ __all__ = ["main"]
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 70
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 COMMANDS = ("convert", "detect", "explain", "lint", "simulate")
+# What `--version` says of the build (tests/cli transcripts show the pure one).
+BUILD = "compiled with mypyc" if __compiled__ else "pure Python"
 
 
 def _multiline() -> tuple[str, ...]:
@@ -118,7 +120,7 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show a traceback on error")
     parser = make(prog="errconv", description="Translate API errors between dialects without losing meaning.")
     parser.add_argument("--debug", action="store_true", help="show a traceback on error")
-    parser.add_argument("--version", action="version", version=f"errconv {__version__}")
+    parser.add_argument("--version", action="version", version=f"errconv {__version__} ({BUILD})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=make)  # type: ignore[call-overload]
     known = ", ".join(dialects.names())
 

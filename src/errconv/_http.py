@@ -41,7 +41,7 @@ from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
 from .dialects import CERTAIN, Dialect, HttpInfo, best_claim, body_dialects, by_media, claimants, get
 from .dialects._base import decode_json
-from .dialects._common import Headers, Reading, Writing, read_json, valid_code, write_json
+from .dialects._common import CodeValue, Headers, Reading, Writing, read_json, valid_code, write_json
 from .dialects._status import without_debug
 
 __all__ = ["HttpResponse", "from_http", "parse_response", "safe_header_value", "to_http"]
@@ -584,7 +584,7 @@ def _with_headers(fault: Fault, headers: Headers) -> Fault:
                 changes["code"] = m.group(1) or m.group(2)
     grpc_status = headers.get("grpc-status")
     if grpc_status is not None and _GRPC_STATUS.fullmatch(grpc_status.strip()):
-        code = valid_code(int(grpc_status))
+        code: CodeValue = valid_code(int(grpc_status))
         if code != fault.grpc_code:
             changes["grpc_code"] = code
     request_id = headers.get("request-id")

@@ -81,7 +81,9 @@ HTTP_FOR_CODE: dict[int, int] = {
     Code.UNAUTHENTICATED: 401,
 }
 
-CODE_FOR_HTTP: dict[int, int] = {
+# Values typed Code, not int, here and in what returns them: in the compiled build
+# (mypyc) a value typed int is a C integer, and the Code it was would come back plain.
+CODE_FOR_HTTP: dict[int, Code] = {
     200: Code.OK,
     400: Code.INVALID_ARGUMENT,  # also FAILED_PRECONDITION or OUT_OF_RANGE; the body must say
     401: Code.UNAUTHENTICATED,
@@ -104,7 +106,7 @@ CODE_FOR_HTTP: dict[int, int] = {
     529: Code.UNAVAILABLE,  # not IANA: Anthropic's "overloaded" (overloaded_error), capacity that clears, not a bug
 }
 
-TRANSPORT_CODE_FOR_HTTP: dict[int, int] = {
+TRANSPORT_CODE_FOR_HTTP: dict[int, Code] = {
     400: Code.INTERNAL,
     401: Code.UNAUTHENTICATED,
     403: Code.PERMISSION_DENIED,
@@ -141,7 +143,7 @@ def http_for_code(code: int) -> int:
     return HTTP_FOR_CODE.get(code, 500)
 
 
-def code_for_http(status: int) -> int:
+def code_for_http(status: int) -> Code:
     """The google.rpc.Code for an application error with this HTTP status and no gRPC code.
 
     Statuses outside the table fall back by class: other 4xx FAILED_PRECONDITION,
@@ -160,7 +162,7 @@ def code_for_http(status: int) -> int:
     return Code.UNKNOWN
 
 
-def transport_code_for_http(status: int) -> int:
+def transport_code_for_http(status: int) -> Code:
     """gRPC's code for an HTTP response that carried no grpc-status (all others UNKNOWN)."""
     return TRANSPORT_CODE_FOR_HTTP.get(status, Code.UNKNOWN)
 

@@ -18,6 +18,7 @@ from .._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ..codes import Code, NextStep, infer_next_step
 
 __all__ = [
+    "CodeValue",
     "Headers",
     "Reading",
     "STEP_ALIASES",
@@ -94,9 +95,14 @@ def beyond_double(obj: Any) -> int | None:
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-        elif isinstance(node, int) and abs(node) > sys.float_info.max:
+        elif isinstance(node, int) and abs(node) > _DOUBLE_MAX:
             return node
     return None
+
+
+# The largest double, as the integer it is: compiled (mypyc), an int compared with a
+# float is converted to a double first, which raises OverflowError for a 4000-digit one.
+_DOUBLE_MAX = int(sys.float_info.max)
 
 
 def write_json(value: Any) -> bytes:
@@ -130,7 +136,14 @@ def whole_seconds(value: Any) -> int | None:
     return max(0, min(math.ceil(value), MAX_RETRY_AFTER_SECONDS))
 
 
-def valid_code(value: Any) -> int:
+# A gRPC code as errconv hands it on: a Code member, or the number the wire gave. Typed
+# Any, not int, wherever one is passed along: in the compiled build (mypyc) a value typed
+# int (or `Code | int`, which mypy simplifies to int) is a C integer, and a Code member
+# would come out of it a plain int.
+CodeValue = Any
+
+
+def valid_code(value: Any) -> CodeValue:
     """A gRPC code from the wire; a number outside google.rpc.Code is UNKNOWN, as gRPC says."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 16:
         return value
@@ -311,6 +324,11 @@ class Reading:
             inferred=inferred if len(inferred) < 2 else tuple(dict.fromkeys(inferred)),
             trace=() if self.seen is None else tuple(self.seen),
         )
+        grpc_code = fields["grpc_code"]
+        if type(grpc_code) is int and 0 <= grpc_code <= 16:
+            # A code that passed through a compiled int (a table row, a typed return) comes
+            # out a plain int: the Fault holds the Code member, in either build.
+            fields["grpc_code"] = _CODES[grpc_code]
         try:
             fault = Fault(**fields)
         except TypeError as exc:  # a field of the wrong type slipped through: a bug, but never a crash
@@ -346,6 +364,7 @@ class Reading:
 
 
 _WAIT = NextStep.WAIT
+_CODES = tuple(Code(n) for n in range(17))
 
 
 def check_strings(fault: Fault, limit: int) -> None:

@@ -19,7 +19,7 @@ from .._fault import REASON_MAX, REASON_RE, Fault, Violation
 from .._limits import Limits
 from ..codes import NextStep, code_name, http_for_code
 from ..details import BadRequest, DebugInfo, ErrorInfo, FieldViolation, RawDetail, RetryInfo
-from ._common import STEP_ALIASES, capped_delay, seconds_from_nanos
+from ._common import STEP_ALIASES, CodeValue, capped_delay, seconds_from_nanos
 from ._schema import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, item_to_json, json_names, members_writer
 
 __all__ = [
@@ -210,7 +210,7 @@ def status_items_json(fault: Fault, *, keep_debug: bool = True) -> tuple[str, li
 # --------------------------------------------------------------------------- Status -> Fault
 
 def fields_from_status(
-    grpc_code: int, message: str, items: list[Item], *, http_status: int | None = None
+    grpc_code: CodeValue, message: str, items: list[Item], *, http_status: int | None = None
 ) -> tuple[dict[str, Any], NextStep | None, str | None]:
     """Fault fields from a Status's parts, the stated next step, and the RetryInfo hint.
 

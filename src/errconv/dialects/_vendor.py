@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..codes import Code, NextStep, code_for_http
-from ._common import Reading
+from ._common import CodeValue, Reading
 from ._schema import check_depth
 
 __all__ = ["Row", "by_code", "extensions_of", "grpc_code_of", "status_of", "valid_status"]
@@ -50,13 +50,13 @@ def status_of(reading: Reading, body_status: int | None, derived: int | None, de
     return default
 
 
-def grpc_code_of(status: int, reading: Reading, row: Row | None = None) -> int:
+def grpc_code_of(status: int, reading: Reading, row: Row | None = None) -> CodeValue:
     """The gRPC code of a body at `status`: the application table's for an error status;
     inside a 2xx (or 3xx) response, its code table's, else UNKNOWN (never OK)."""
     reading.inferred += ("grpc_code",)
     if status >= 400:
         return code_for_http(status)
-    return int(row[1]) if row is not None else int(Code.UNKNOWN)
+    return Code(row[1]) if row is not None else Code.UNKNOWN
 
 
 def by_code(table: Mapping[str, Row], code: str | None, vendor: str) -> tuple[NextStep, str] | None:

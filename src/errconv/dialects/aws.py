@@ -287,10 +287,11 @@ def _parse(raw: bytes, max_depth: int) -> _Node | _Unreadable:
     parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
     try:
         parser.Parse(raw, True)
-    except _Refused as exc:
-        return _Unreadable(f"the XML body holds {exc}, which errconv refuses", True)
-    except expat.ExpatError as exc:
-        return _Unreadable(f"the body is not well-formed XML: {shorten(str(exc), 80)}", False)
+    # Two names: compiled, one `exc` would be typed by the first clause and fail the second.
+    except _Refused as refused:
+        return _Unreadable(f"the XML body holds {refused}, which errconv refuses", True)
+    except expat.ExpatError as bad:
+        return _Unreadable(f"the body is not well-formed XML: {shorten(str(bad), 80)}", False)
     return roots[0]
 
 

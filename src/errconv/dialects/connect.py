@@ -49,7 +49,7 @@ from .._proto.errconv.v1 import problem_pb2 as _problem_pb2
 from ..codes import Code, transport_code_for_http
 from ..details import ErrorInfo, RawDetail
 from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
-from ._common import Reading, Writing, write_json
+from ._common import CodeValue, Reading, Writing, write_json
 from ._schema import (
     OPAQUE_TYPE,
     TYPE_PREFIX,
@@ -135,7 +135,7 @@ def _is_code(value: Any) -> bool:
     return type(value) is str and (value in CODE_FOR_WORD or _CODE_N.fullmatch(value) is not None)
 
 
-def _grpc_code(word: str) -> int | None:
+def _grpc_code(word: str) -> CodeValue | None:
     """The google.rpc.Code of a Connect code string, None for a string that is none."""
     number = CODE_FOR_WORD.get(word)
     if number is not None:
@@ -144,7 +144,7 @@ def _grpc_code(word: str) -> int | None:
     if m is None:
         return None
     n = int(m.group(1))
-    return n if 0 <= n <= 16 else int(Code.UNKNOWN)  # connect-go: a code past the enum is unknown
+    return Code(n) if 0 <= n <= 16 else Code.UNKNOWN  # connect-go: a code past the enum is unknown
 
 
 def _word(grpc_code: int) -> str:

@@ -42,7 +42,7 @@ from .._errors import DecodeError, shorten
 from .._fault import Fault, Violation
 from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, code_name, http_for_code
 from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
-from ._common import Reading, Writing, write_json
+from ._common import CodeValue, Reading, Writing, write_json
 from ._schema import check_depth
 from ._slot import read_slot, write_slot
 
@@ -156,10 +156,10 @@ def _code(error: dict[str, Any], ext: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def implied(code: str | None, status: int) -> int:
+def implied(code: str | None, status: int) -> CodeValue:
     """The gRPC class a decoder gives an error with this code and this (stated) status."""
     row = _TABLE.get(code) if code is not None else None
-    return row[0] if row is not None else code_for_http(status)
+    return Code(row[0]) if row is not None else code_for_http(status)
 
 
 class GraphQL(Dialect):

@@ -18,7 +18,7 @@ from google.rpc import status_pb2
 from .._errors import DecodeError
 from .._fault import Fault
 from ._base import LIKELY, Dialect, HttpInfo
-from ._common import Reading, Writing, valid_code
+from ._common import CodeValue, Reading, Writing, valid_code
 from ._schema import item_from_any, item_to_json, pack_item
 from ._status import check_details_count, fields_from_status, status_items
 
@@ -66,7 +66,7 @@ def from_message(
     check_details_count(len(status.details), reading.limits, "the Status has ")
     limits = reading.limits
     items = [item_from_any(d.type_url, d.value, limits) for d in status.details]
-    code = valid_code(status.code) if grpc_code is None else grpc_code
+    code: CodeValue = valid_code(status.code) if grpc_code is None else grpc_code
     fields, stated, wait = fields_from_status(code, status.message if message is None else message, items)
     fields["status"] = reading.http_status_wins(fields["status"])
     if reading.seen is not None and traced:

@@ -19,7 +19,7 @@ from .._errors import DecodeError
 from .._fault import Fault
 from ._base import LIKELY, Dialect, HttpInfo
 from ._common import Reading, Writing, valid_code
-from ._schema import item_from_any, item_to_json, pack_item
+from ._schema import item_to_json, items_from_anys, pack_item
 from ._status import check_details_count, fields_from_status, status_items
 
 __all__ = ["Status", "from_message", "parse", "status_message", "to_message"]
@@ -47,7 +47,7 @@ def parse(data: Any, reading: Reading) -> status_pb2.Status:
     if len(data) > limit:
         raise DecodeError(f"the Status is {len(data)} bytes, over the limit of {limit} (Limits.max_bytes)")
     try:
-        return status_pb2.Status.FromString(bytes(data))
+        return status_pb2.Status.FromString(data if type(data) is bytes else bytes(data))
     except ProtoDecodeError as exc:
         raise DecodeError(f"not a google.rpc.Status in protobuf: {str(exc)[:80]}") from None
 
@@ -63,9 +63,9 @@ def from_message(
 ) -> Fault:
     """A Fault from a google.rpc.Status message; `grpc_code` and `message`, when given,
     win over the Status's own (grpc-status and grpc-message around it)."""
-    check_details_count(len(status.details), reading.limits, "the Status has ")
-    limits = reading.limits
-    items = [item_from_any(d.type_url, d.value, limits) for d in status.details]
+    details = status.details
+    check_details_count(len(details), reading.limits, "the Status has ")
+    items = items_from_anys(details, reading.limits)
     code = valid_code(status.code) if grpc_code is None else grpc_code
     fields, stated, wait = fields_from_status(code, status.message if message is None else message, items)
     fields["status"] = reading.http_status_wins(fields["status"])

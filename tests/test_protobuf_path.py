@@ -282,3 +282,65 @@ def test_an_empty_struct_and_list_stay_what_they_are() -> None:
     url, value = problem_detail(code="c", extensions=members, alternatives=[{}, []])
     item = item_from_any(url, value, LIMITS)
     assert item.extensions == {"l": [], "n": None, "o": {}} and item.alternatives == ({}, [])
+
+
+def as_json(value: Any) -> Any:
+    """The plain JSON value json_format takes (tuples as lists, subclasses as their base)."""
+    if isinstance(value, dict):
+        return {str(k): as_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_json(v) for v in value]
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), json_values, max_size=6))
+def test_a_struct_is_written_as_protobuf_writes_it(members: dict[str, Any]) -> None:
+    from google.protobuf import struct_pb2
+
+    want = json_format.ParseDict(as_json(members), struct_pb2.Struct()).SerializeToString(deterministic=True)
+    assert python_to_struct(members).SerializeToString(deterministic=True) == want
+
+
+def test_a_struct_takes_subclasses_and_tuples_as_json() -> None:
+    import enum
+
+    from google.protobuf import struct_pb2
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    class Name(str):
+        pass
+
+    members = {"level": Level.HIGH, "name": Name("n"), "pair": (1, "two"), "flag": True, "none": None, "nested": {"t": ()}}
+    want = json_format.ParseDict(as_json(members), struct_pb2.Struct()).SerializeToString(deterministic=True)
+    assert python_to_struct(members).SerializeToString(deterministic=True) == want
+    assert struct_to_python(python_to_struct(members)) == {
+        "flag": True, "level": 3, "name": "n", "nested": {"t": []}, "none": None, "pair": [1, "two"],
+    }  # fmt: skip
+    with pytest.raises(TypeError, match="not a JSON value"):
+        python_to_struct({"x": object()})
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 5])
+def test_a_detail_with_a_map_is_written_sorted_whatever_its_order(count: int) -> None:
+    from errconv.dialects._schema import pack_item
+
+    keys = [f"k{i}" for i in range(count)]
+    for order in (keys, keys[::-1]):
+        item = QuotaFailure(violations=(QuotaViolation(subject="s", quota_dimensions={k: "v" for k in order}),))
+        want = ed.QuotaFailure(violations=[ed.QuotaFailure.Violation(subject="s", quota_dimensions=dict.fromkeys(keys, "v"))])
+        assert pack_item(item)[1] == want.SerializeToString(deterministic=True)
+        problem = ProblemInfo(code="c", extensions={k: 1 for k in order}, alternatives=({k: 1 for k in order},) if count else ())
+        msg = problem_pb2.Problem(code="c")
+        if count:
+            msg.extensions.CopyFrom(python_to_struct(dict.fromkeys(keys, 1)))
+            msg.alternatives.add().CopyFrom(python_to_struct({"v": dict.fromkeys(keys, 1)}).fields["v"])
+        assert pack_item(problem)[1] == msg.SerializeToString(deterministic=True)

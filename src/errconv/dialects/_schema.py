@@ -196,9 +196,22 @@ def counted(items: Any, limits: Limits, what: str) -> Any:
 
 def _set_value(out: struct_pb2.Value, value: Any) -> None:
     # Filled in place, each nested Value where it will live: building one and
-    # copying it into its parent copies every level again.
-    if value is None:
+    # copying it into its parent copies every level again. By exact type first
+    # (bool is not int here), the isinstance checks for the rest (an IntEnum, a str
+    # subclass).
+    kind = type(value)
+    if kind is str:
+        out.string_value = value
+    elif kind is int or kind is float:
+        out.number_value = float(value)
+    elif kind is bool:
+        out.bool_value = value
+    elif value is None:
         out.null_value = struct_pb2.NULL_VALUE
+    elif kind is dict:
+        _set_struct(out.struct_value, value)
+    elif kind is list or kind is tuple:
+        _set_list(out.list_value, value)
     elif isinstance(value, bool):
         out.bool_value = value
     elif isinstance(value, (int, float)):
@@ -208,19 +221,32 @@ def _set_value(out: struct_pb2.Value, value: Any) -> None:
     elif isinstance(value, dict):
         _set_struct(out.struct_value, value)
     elif isinstance(value, (list, tuple)):
-        values = out.list_value.values
-        out.list_value.SetInParent()  # an empty list is still a list_value
-        for item in value:
-            _set_value(values.add(), item)
+        _set_list(out.list_value, value)
     else:
         raise TypeError(f"not a JSON value: {shorten(value)}")
 
 
+def _set_list(out: struct_pb2.ListValue, value: Any) -> None:
+    out.SetInParent()  # an empty list is still a list_value
+    add = out.values.add
+    for item in value:
+        _set_value(add(), item)
+
+
 def _set_struct(out: struct_pb2.Struct, value: dict[str, Any]) -> None:
-    out.SetInParent()  # an empty object is still a Struct
+    if not value:
+        out.SetInParent()  # an empty object is still a Struct
+        return
     fields = out.fields
     for key, item in value.items():
-        _set_value(fields[key], item)
+        # The usual members, strings and numbers, without a call each.
+        kind = type(item)
+        if kind is str:
+            fields[key].string_value = item
+        elif kind is int or kind is float:
+            fields[key].number_value = float(item)
+        else:
+            _set_value(fields[key], item)
 
 
 def python_to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
@@ -557,11 +583,25 @@ def _source(cls: type, specs: tuple[_Spec, ...], names: dict[type, str], pb_clas
             lines.append(f"    if item.{s.attr}: _set_struct(m.{s.proto}, item.{s.attr})")  # absent when empty
         elif s.kind == "values":
             lines.append(f"    for x in item.{s.attr}: _set_value(m.{s.proto}.add(), x)")
-    # Only a message with a map (a Struct is one) needs deterministic serialisation,
-    # which sorts the map's keys as the golden bytes have them; for the others it
-    # would change nothing and costs time.
-    lines.append(f"    return m.SerializeToString(deterministic={deterministic})")
+    # Only a map of two entries or more (a Struct is a map) needs deterministic
+    # serialisation, which sorts the keys as the golden bytes have them; for the
+    # others it would change nothing and costs time.
+    lines.append(f"    return m.SerializeToString(deterministic={_needs_sorting(specs) if deterministic else False})")
     return "\n".join(lines) + "\n"
+
+
+def _needs_sorting(specs: tuple[_Spec, ...]) -> str:
+    """The test, in generated source, of whether an item holds a map whose order the
+    wire could show: one of two entries or more, or anything holding a map."""
+    tests = []
+    for s in specs:
+        if s.kind == "map":
+            tests.append(f"len(item.{s.attr}) > 1")
+        elif s.kind in ("struct", "values") or (s.kind == "messages" and _has_map(s.nested)):  # type: ignore[arg-type]
+            tests.append(f"bool(item.{s.attr})")
+        elif s.kind == "message" and _has_map(s.nested):  # type: ignore[arg-type]
+            tests.append(f"item.{s.attr} is not None")
+    return " or ".join(tests) or "False"
 
 
 def _nested(cls: type, seen: list[type]) -> list[type]:

@@ -9,7 +9,6 @@ for every Fault.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from google.protobuf.message import DecodeError as ProtoDecodeError
@@ -20,7 +19,7 @@ from .._fault import Fault
 from ._base import LIKELY, Dialect, HttpInfo
 from ._common import Reading, Writing, valid_code
 from ._schema import item_to_json, items_from_anys, pack_item
-from ._status import check_details_count, fields_from_status, status_items
+from ._status import check_details_count, fields_from_status, pack, status_bytes, status_items, status_message
 
 __all__ = ["Status", "from_message", "parse", "status_message", "to_message"]
 
@@ -29,14 +28,6 @@ def to_message(fault: Fault, *, keep_debug: bool = True) -> status_pb2.Status:
     """The google.rpc.Status message for a fault."""
     message, items = status_items(fault, keep_debug=keep_debug)
     return status_message(fault.grpc_code, message, [pack_item(i) for i in items])
-
-
-def status_message(code: int, message: str, packed: Iterable[tuple[str, bytes]]) -> status_pb2.Status:
-    """A google.rpc.Status from its code, message and packed details (pack_item's pairs)."""
-    # Plain dicts: protobuf builds each Any in place, in C, where an Any object
-    # would be built first and then copied into the Status.
-    details = [{"type_url": type_url, "value": value} for type_url, value in packed]
-    return status_pb2.Status(code=code, message=message, details=details)
 
 
 def parse(data: Any, reading: Reading) -> status_pb2.Status:
@@ -97,7 +88,7 @@ class Status(Dialect):
         return from_message(parse(value, reading), reading)
 
     def encode(self, fault: Fault, writing: Writing) -> bytes:
-        # Deterministic already: pack_item serialised each detail that has a map
-        # deterministically, and Status and Any have none of their own, so
-        # deterministic=True here would give the same bytes, only slower.
-        return bytes(to_message(fault, keep_debug=writing.keep_debug).SerializeToString())
+        # The bytes protobuf's deterministic serialisation gives (the envelope, the
+        # ErrorInfo and the RetryInfo written out as the gRPC trailers write them).
+        message, items = status_items(fault, keep_debug=writing.keep_debug)
+        return status_bytes(fault.grpc_code, message, [pack(i) for i in items])

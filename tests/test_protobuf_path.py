@@ -344,3 +344,34 @@ def test_a_detail_with_a_map_is_written_sorted_whatever_its_order(count: int) ->
             msg.extensions.CopyFrom(python_to_struct(dict.fromkeys(keys, 1)))
             msg.alternatives.add().CopyFrom(python_to_struct({"v": dict.fromkeys(keys, 1)}).fields["v"])
         assert pack_item(problem)[1] == msg.SerializeToString(deterministic=True)
+
+
+@pytest.mark.parametrize(
+    ("inner", "members"),
+    [
+        (T + "acme.v1.Thing", {"a": 1, "b": [True, None]}),
+        ("", {"a": "x"}),
+        ("acme.v1.Thing", {}),
+        (T + "google.rpc.DebugInfo", {"detail": "d", "stackEntries": ["f"]}),  # a known type, as JSON
+        (T + "google.rpc.DebugInfo", {"detail": 5}),  # a known type whose members do not fit it
+        ("example.com/google.rpc.RequestInfo", {"requestId": "r"}),  # a known type under another prefix
+        (T + "acme.v1.Thing", {"@type": "x", "a": 1}),  # a member named "@type"
+        (T + "acme.v1.Thing", {"@bytes": "CAE="}),  # packed bytes kept raw
+        (T + "acme.v1.Thing", {"@bytes": "not base64!"}),
+        ("", {"@bytes": "CAE="}),
+    ],
+)
+def test_an_opaque_detail_reads_as_its_members_read_as_json(inner: str, members: dict[str, Any]) -> None:
+    from errconv.dialects._schema import item_from_json
+
+    msg = problem_pb2.OpaqueDetail(type_url=inner)
+    msg.fields.CopyFrom(python_to_struct(members))
+    value = msg.SerializeToString()
+    got = item_from_any(T + "errconv.v1.OpaqueDetail", value, LIMITS)
+    if "@type" in members:
+        want = RawDetail(type_url=inner, fields=members)
+    else:
+        want = item_from_json({"@type": inner, **members} if inner else members, LIMITS)
+    assert got == want
+    assert items_from_anys([any_pb2.Any(type_url=T + "errconv.v1.OpaqueDetail", value=value)], LIMITS) == [want]
+    assert item_from_any("example.com/errconv.v1.OpaqueDetail", value, LIMITS) == want

@@ -868,10 +868,19 @@ def _opaque_from_pb(msg: Any, limits: Limits) -> Item:
     # A detail that came as JSON. Its members are read as the JSON dialects read them,
     # so that one that fits its type's schema (a hand-made OpaqueDetail naming
     # google.rpc.DebugInfo) is that type here too, not only there.
-    fields = _py_struct(msg.fields, 0, limits.max_depth)
-    if "@type" in fields:
-        return RawDetail(type_url=msg.type_url, fields=fields)
-    return item_from_json({"@type": msg.type_url, **fields} if msg.type_url else fields, limits)
+    fields = _py_struct(msg.fields, 0, limits.max_depth)  # depth checked here, once
+    type_url = msg.type_url
+    if "@type" in fields or ("@bytes" not in fields and _codec_for(type_url) is None):
+        # Kept as its members, as item_from_json keeps a type it does not know.
+        return RawDetail(type_url=type_url, fields=fields)
+    return item_from_json({"@type": type_url, **fields} if type_url else fields, limits)
+
+
+def _opaque_from_bytes(value: bytes, limits: Limits) -> Item:
+    return _opaque_from_pb(_problem_pb2.OpaqueDetail.FromString(value), limits)
+
+
+_PB_BYTES_URL[TYPE_PREFIX + OPAQUE_TYPE] = _opaque_from_bytes
 
 
 def pack_item(item: Item) -> tuple[str, bytes]:

@@ -19,7 +19,7 @@ from .._fault import Fault
 from ._base import LIKELY, Dialect, HttpInfo
 from ._common import Reading, Writing, valid_code
 from ._schema import item_to_json, items_from_anys, pack_item
-from ._status import check_details_count, fields_from_status, pack, status_bytes, status_items, status_message
+from ._status import OWN_DETAILS, check_details_count, fields_from_status, pack, status_bytes, status_items, status_message
 
 __all__ = ["Status", "from_message", "parse", "status_message", "to_message"]
 
@@ -54,12 +54,22 @@ def from_message(
 ) -> Fault:
     """A Fault from a google.rpc.Status message; `grpc_code` and `message`, when given,
     win over the Status's own (grpc-status and grpc-message around it)."""
+    # Every Status read comes through here: the checks that almost never fire are
+    # tested inline before their calls.
     details = status.details
-    check_details_count(len(details), reading.limits, "the Status has ")
-    items = items_from_anys(details, reading.limits)
-    code = valid_code(status.code) if grpc_code is None else grpc_code
+    limits = reading.limits
+    if len(details) > limits.max_details + OWN_DETAILS:
+        check_details_count(len(details), limits, "the Status has ")
+    items = items_from_anys(details, limits)
+    if grpc_code is None:
+        code = status.code  # an int32: a code of google.rpc.Code, or past it (UNKNOWN)
+        if not 0 <= code <= 16:
+            code = valid_code(code)
+    else:
+        code = grpc_code
     fields, stated, wait = fields_from_status(code, status.message if message is None else message, items)
-    fields["status"] = reading.http_status_wins(fields["status"])
+    if reading.status is not None:
+        fields["status"] = reading.http_status_wins(fields["status"])
     if reading.seen is not None and traced:
         reading.saw("body", at, "status")
         reading.saw("status", f"{at}/code", status.code)

@@ -246,11 +246,13 @@ def _map_order(key: str) -> list[int]:
 
 
 def pack(item: Any) -> tuple[str, bytes]:
-    """`pack_item`, with ErrorInfo and RetryInfo written out (map entries carry key and
+    """`pack_item`, with RetryInfo and a small ErrorInfo written out (map entries carry key and
     value even when empty, and a RetryInfo its Duration even when zero, as protobuf
     writes them; the map in the order deterministic serialisation writes it)."""
     kind = type(item)
-    if kind is ErrorInfo:
+    # Up to two metadata entries: past that, sorting and writing each entry here costs
+    # more than protobuf's constructor and deterministic serialisation (bench/proto.py).
+    if kind is ErrorInfo and len(item.metadata) <= 2:
         out = []
         if item.reason:
             out.append(_field(b"\n", item.reason.encode()))

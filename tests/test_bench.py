@@ -69,3 +69,24 @@ def test_the_grpc_overhead_harness_runs(capsys) -> None:
     for side in ("server", "client"):
         assert figures[side]["ratio"] > 0 and figures[side]["target"] in (1.10, 1.05)
         assert all(us > 0 for us in figures[side]["per_call_us"].values())
+
+
+def test_the_protobuf_path_harness_runs(capsys) -> None:
+    path = BENCH.parent / "proto.py"
+    spec = importlib.util.spec_from_file_location("errconv_proto_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # functions() checks, on every case, that both encodes give the golden bytes and
+    # that errconv's status -> problem is the golden problem.
+    assert module.main(["--iterations", "2", "--repeats", "1"]) == 0
+    printed = capsys.readouterr().out
+    for case in ("rate_limited", "extensions_all_types", "unknown_detail"):
+        assert case in printed
+    assert "status -> problem / hand read " in printed and "status encode / hand encode" in printed
+    # The hand-written read reads what errconv reads.
+    data = (BENCH.parent.parent / "golden" / "quota_failure" / "status.binpb").read_bytes()
+    read = module.hand_read(data)
+    assert read["code"] == 8 and [url.rsplit(".", 1)[-1] for url, _ in read["details"]] == [
+        "ErrorInfo", "RetryInfo", "QuotaFailure", "Help",
+    ]
+    assert read["details"][2][1]["violations"][0]["quota_dimensions"] == {"location": "global", "model": "gemini-2.5-flash"}

@@ -35,8 +35,8 @@ from .codes import NextStep
 from .details import TYPE_NAMES, BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
 from .dialects._common import Reading
 from .dialects._schema import TYPE_PREFIX, ProblemInfo, pack_item, type_name
-from .dialects._status import status_items
-from .dialects.status import from_message, parse, status_message
+from .dialects._status import pack, status_bytes, status_items
+from .dialects.status import from_message, parse
 
 __all__ = [
     "DETAILS_KEY",
@@ -243,76 +243,6 @@ def _pairs(code: int, message: str, packed: list[tuple[str, bytes]] | None, push
         pairs.append((DETAILS_KEY, status_bytes(code, message, packed)))
     pairs.extend(pushback)
     return pairs
-
-
-# --------------------------------------------------------------------------- protobuf, written out
-#
-# Every failed call of a server with the interceptors comes through here, so the Status
-# and the two details every fault has (ErrorInfo; RetryInfo for a wait) are written as
-# bytes directly: the same bytes protobuf writes (tests/test_hostile.py holds them to
-# it), without building three messages to serialise them.
-
-_ERROR_INFO_URL = TYPE_PREFIX + "google.rpc.ErrorInfo"
-_RETRY_INFO_URL = TYPE_PREFIX + "google.rpc.RetryInfo"
-_VARINTS = [bytes([n]) for n in range(128)]
-_INT32_MAX = 2**31 - 1
-
-
-def _varint(n: int) -> bytes:
-    if n < 128:
-        return _VARINTS[n]
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _field(tag: bytes, raw: bytes) -> bytes:
-    """A length-delimited field."""
-    return tag + _varint(len(raw)) + raw
-
-
-def _map_order(key: str) -> list[int]:
-    # upb's deterministic order for string keys: bytewise, but of two keys one of which
-    # starts the other, the longer first ("ab" before "a", "" last).
-    return [*key.encode(), 256]
-
-
-def pack(item: Any) -> tuple[str, bytes]:
-    """`pack_item`, with ErrorInfo and RetryInfo written out (map entries carry key and
-    value even when empty, and a RetryInfo its Duration even when zero, as protobuf
-    writes them; the map in the order deterministic serialisation writes it)."""
-    kind = type(item)
-    if kind is ErrorInfo:
-        out = []
-        if item.reason:
-            out.append(_field(b"\n", item.reason.encode()))
-        if item.domain:
-            out.append(_field(b"\x12", item.domain.encode()))
-        metadata = item.metadata
-        for key in sorted(metadata, key=_map_order) if len(metadata) > 1 else metadata:
-            out.append(_field(b"\x1a", _field(b"\n", key.encode()) + _field(b"\x12", metadata[key].encode())))
-        return _ERROR_INFO_URL, b"".join(out)
-    if kind is RetryInfo and 0 <= item.retry_delay_nanos:
-        seconds, nanos = divmod(item.retry_delay_nanos, 1_000_000_000)
-        duration = (b"\x08" + _varint(seconds) if seconds else b"") + (b"\x10" + _varint(nanos) if nanos else b"")
-        return _RETRY_INFO_URL, _field(b"\n", duration)
-    return pack_item(item)
-
-
-def status_bytes(code: int, message: str, packed: Iterable[tuple[str, bytes]]) -> bytes:
-    """The serialized google.rpc.Status of a code, a message and packed details."""
-    if not 0 <= code <= _INT32_MAX:  # a negative int32 is ten bytes: protobuf's business
-        return bytes(status_message(code, message, packed).SerializeToString())
-    out = [b"\x08" + _varint(code)] if code else []
-    if message:
-        out.append(_field(b"\x12", message.encode()))
-    for type_url, value in packed:
-        body = (_field(b"\n", type_url.encode()) if type_url else b"") + (_field(b"\x12", value) if value else b"")
-        out.append(_field(b"\x1a", body))
-    return b"".join(out)
 
 
 _ENTRY_OVERHEAD = 32  # RFC 7541 4.1: an entry's size is its name, its value and 32

@@ -53,6 +53,7 @@ __all__ = [
     "item_from_any",
     "item_from_json",
     "item_to_json",
+    "items_from_anys",
     "json_names",
     "model_items",
     "pack_item",
@@ -190,21 +191,27 @@ def counted(items: Any, limits: Limits, what: str) -> Any:
     return items
 
 
-def _sorted_map(pb_map: Any) -> dict[str, Any]:
-    # A protobuf map iterates in its hash table's order: sorted, as deterministic
-    # serialisation writes it. Keys then lookups, because items() on a protobuf map
-    # runs through the Python Mapping mixin and costs half again as much.
-    return {key: pb_map[key] for key in sorted(pb_map)}
-
-
 # --------------------------------------------------------------------------- JSON values <-> protobuf Value
 
 
 def _set_value(out: struct_pb2.Value, value: Any) -> None:
     # Filled in place, each nested Value where it will live: building one and
-    # copying it into its parent copies every level again.
-    if value is None:
+    # copying it into its parent copies every level again. By exact type first
+    # (bool is not int here), the isinstance checks for the rest (an IntEnum, a str
+    # subclass).
+    kind = type(value)
+    if kind is str:
+        out.string_value = value
+    elif kind is int or kind is float:
+        out.number_value = float(value)
+    elif kind is bool:
+        out.bool_value = value
+    elif value is None:
         out.null_value = struct_pb2.NULL_VALUE
+    elif kind is dict:
+        _set_struct(out.struct_value, value)
+    elif kind is list or kind is tuple:
+        _set_list(out.list_value, value)
     elif isinstance(value, bool):
         out.bool_value = value
     elif isinstance(value, (int, float)):
@@ -214,19 +221,32 @@ def _set_value(out: struct_pb2.Value, value: Any) -> None:
     elif isinstance(value, dict):
         _set_struct(out.struct_value, value)
     elif isinstance(value, (list, tuple)):
-        values = out.list_value.values
-        out.list_value.SetInParent()  # an empty list is still a list_value
-        for item in value:
-            _set_value(values.add(), item)
+        _set_list(out.list_value, value)
     else:
         raise TypeError(f"not a JSON value: {shorten(value)}")
 
 
+def _set_list(out: struct_pb2.ListValue, value: Any) -> None:
+    out.SetInParent()  # an empty list is still a list_value
+    add = out.values.add
+    for item in value:
+        _set_value(add(), item)
+
+
 def _set_struct(out: struct_pb2.Struct, value: dict[str, Any]) -> None:
-    out.SetInParent()  # an empty object is still a Struct
+    if not value:
+        out.SetInParent()  # an empty object is still a Struct
+        return
     fields = out.fields
     for key, item in value.items():
-        _set_value(fields[key], item)
+        # The usual members, strings and numbers, without a call each.
+        kind = type(item)
+        if kind is str:
+            fields[key].string_value = item
+        elif kind is int or kind is float:
+            fields[key].number_value = float(item)
+        else:
+            _set_value(fields[key], item)
 
 
 def python_to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
@@ -235,7 +255,18 @@ def python_to_struct(value: dict[str, Any]) -> struct_pb2.Struct:
     return out
 
 
-def value_to_python(value: struct_pb2.Value) -> Any:
+_WHOLE = float(2**53)
+_NO_LIMIT = 2**63
+
+
+def _too_deep(limit: int) -> DecodeError:
+    # check_depth's words: the walk below is check_depth and struct_to_python in one.
+    return DecodeError(f"JSON nests deeper than {limit} levels (the limit is Limits.max_depth)")
+
+
+def _py_value(value: struct_pb2.Value, depth: int, limit: int) -> Any:
+    """A Value as JSON, itself `depth` levels deep: DecodeError where an array or object
+    lies `limit` levels deep or more (check_depth's rule, without a second walk)."""
     kind = value.WhichOneof("kind")
     if kind == "string_value":
         return value.string_value
@@ -243,24 +274,40 @@ def value_to_python(value: struct_pb2.Value) -> Any:
         number = value.number_value
         # A whole double comes back an int, so that `30` survives the trip as `30`; -0.0
         # stays a float: it is a number JSON writes, and 0 would write it as 0.
-        whole = number.is_integer() and abs(number) <= 2**53 and (number != 0 or str(number)[0] != "-")
-        return int(number) if whole else number
+        if number.is_integer() and -_WHOLE <= number <= _WHOLE and (number or str(number)[0] != "-"):
+            return int(number)
+        return number
     if kind == "bool_value":
         return value.bool_value
     if kind == "struct_value":
-        return struct_to_python(value.struct_value)
+        return _py_struct(value.struct_value, depth, limit)
     if kind == "list_value":
-        return [value_to_python(v) for v in value.list_value.values]
+        if depth >= limit:
+            raise _too_deep(limit)
+        depth += 1
+        return [_py_value(v, depth, limit) for v in value.list_value.values]
     return None
 
 
-def struct_to_python(value: struct_pb2.Struct) -> dict[str, Any]:
+def _py_struct(value: struct_pb2.Struct, depth: int, limit: int) -> dict[str, Any]:
     # Deterministic serialisation sorts map keys, so member order does not survive a
     # Status; the members and their values do. They are read back sorted too: a map's
     # own iteration order differs from one process to the next, and the JSON written
-    # from a decoded Status must not.
+    # from a decoded Status must not. Keys then lookups: items() on a protobuf map runs
+    # through the Python Mapping mixin.
+    if depth >= limit:
+        raise _too_deep(limit)
     fields = value.fields
-    return {key: value_to_python(fields[key]) for key in sorted(fields)}
+    depth += 1
+    return {key: _py_value(fields[key], depth, limit) for key in (sorted(fields) if len(fields) > 1 else fields)}
+
+
+def value_to_python(value: struct_pb2.Value) -> Any:
+    return _py_value(value, 0, _NO_LIMIT)
+
+
+def struct_to_python(value: struct_pb2.Struct) -> dict[str, Any]:
+    return _py_struct(value, 0, _NO_LIMIT)
 
 
 # --------------------------------------------------------------------------- the schema
@@ -370,15 +417,29 @@ _JSON_WRITE = {
     "messages": ["if v: out[{camel!r}] = [{writer}(x) for x in v]"],
     "message": ["if v is not None: out[{camel!r}] = {writer}(v)"],
 }
+# Lines of the protobuf readers, by kind: `m` is the message, `{a}` the attribute's
+# variable. A map or Struct is read keys then lookups (items() on a protobuf map runs
+# through the Python Mapping mixin), and a Struct's depth is checked as it is walked
+# (check_depth only for a limit that refuses even the top object, as it does).
 _PB_READ = {
-    "int64": ["a = m.{proto} if {presence} else None"],
-    "duration": ["d = m.{proto}; a = duration_from_pb(d.seconds, d.nanos)"],
-    "map": ["a = _sorted_map(m.{proto})"],
-    "struct": ["a = struct_to_python(m.{proto}) if m.HasField({proto!r}) else {{}}", "check_depth(a, limits.max_depth)"],
-    "strings": ["a = tuple(m.{proto})"],
-    "values": ["a = tuple([value_to_python(x) for x in m.{proto}])", "check_depth(list(a), limits.max_depth)"],
-    "messages": ["a = tuple([{reader}(x, limits) for x in counted(m.{proto}, limits, {what!r})])"],
-    "message": ["a = {reader}(m.{proto}, limits) if m.HasField({proto!r}) else None"],
+    "int64": ["{a} = m.{proto} if {presence} else None"],
+    "duration": [
+        "d = m.{proto}; s = d.seconds; n = d.nanos",
+        # Whole seconds within range, as most delays are; duration_from_pb checks the rest.
+        "{a} = s * _NANOS if not n and 0 <= s <= MAX_DURATION_SECONDS else duration_from_pb(s, n)",
+    ],
+    "map": ["v = m.{proto}; {a} = {{k: v[k] for k in (sorted(v) if len(v) > 1 else v)}}"],
+    "struct": [
+        "{a} = _py_struct(m.{proto}, 0, limits.max_depth) if m.HasField({proto!r}) else {{}}",
+        "if limits.max_depth <= 0: check_depth({a}, limits.max_depth)",
+    ],
+    "strings": ["{a} = tuple(m.{proto})"],
+    "values": [
+        "v = m.{proto}; {a} = tuple([_py_value(x, 1, limits.max_depth) for x in v]) if v else ()",
+        "if limits.max_depth <= 0: check_depth(list({a}), limits.max_depth)",
+    ],
+    "messages": ["v = m.{proto}; {a} = tuple([{reader}(x, limits) for x in counted(v, limits, {what!r})]) if v else ()"],
+    "message": ["{a} = {reader}(m.{proto}, limits) if m.HasField({proto!r}) else None"],
 }
 _PB_WRITE = {
     "duration": ["s, n = divmod(v, _NANOS); d[{proto!r}] = {{'seconds': s, 'nanos': n}}"],
@@ -478,6 +539,7 @@ class _Codec:
     from_json: Callable[[dict[str, Any], Limits], Any]
     to_json: Callable[[Any, dict[str, Any]], None]  # adds the members to an entry holding "@type"
     from_pb: Callable[[Any, Limits], Any]
+    from_bytes: Callable[[bytes, Limits], Any]  # FromString and from_pb in one
     to_pb: Callable[[Any], bytes]
     wire: Any  # the msgspec Struct of its proto3 JSON, tagged by "@type"
     from_wire: Callable[[Any, Limits], Any]
@@ -507,14 +569,21 @@ def _source(cls: type, specs: tuple[_Spec, ...], names: dict[type, str], pb_clas
         lines += ["    " + line.format(**sub) for line in _JSON_WRITE.get(s.kind, ["if v: out[{camel!r}] = v"])]
     lines += ["", f"def json_members_{me}(item):", "    out = {}", f"    json_write_{me}(item, out)", "    return out"]
 
-    lines += ["", f"def pb_read_{me}(m, limits):"]
+    body = []
     for s in specs:
         what = f"{s.proto.replace('_', ' ')} of {cls.__name__}"
-        sub = {"proto": s.proto, "what": what, "presence": f"m.HasField({s.proto!r})" if s.optional else "True"}
+        sub = {"proto": s.proto, "what": what, "a": f"{s.attr}_"}
+        sub["presence"] = f"m.HasField({s.proto!r})" if s.optional else "True"
         sub["reader"] = f"pb_read_{names[s.nested]}" if s.nested else ""
-        lines += ["    " + line.format(**sub) for line in _PB_READ.get(s.kind, ["a = m.{proto}"])]
-        lines.append(f"    {s.attr}_ = a")
-    lines.append(f"    return {cls.__name__}({', '.join(f'{s.attr}={s.attr}_' for s in specs)})")
+        plain = s.kind not in _PB_READ or (s.kind == "int64" and not s.optional)
+        body += ["    " + line.format(**sub) for line in (["{a} = m.{proto}"] if plain else _PB_READ[s.kind])]
+    if cls is ProblemInfo:  # the one range its type does not hold (see _check)
+        body.append("    if http_status_ and not 100 <= http_status_ <= 599: raise Mismatch('httpStatus')")
+    body.append(f"    return {cls.__name__}({', '.join(f'{s.attr}={s.attr}_' for s in specs)})")
+    lines += ["", f"def pb_read_{me}(m, limits):", *body]
+    if pb_class:
+        # From the Any's value: the parse and the read in one call.
+        lines += ["", f"def pb_bytes_{me}(b, limits):", f"    m = PB_{me}.FromString(b)", *body]
 
     lines += ["", f"def pb_dict_{me}(item):", "    d = {}"]
     for s in specs:
@@ -532,11 +601,25 @@ def _source(cls: type, specs: tuple[_Spec, ...], names: dict[type, str], pb_clas
             lines.append(f"    if item.{s.attr}: _set_struct(m.{s.proto}, item.{s.attr})")  # absent when empty
         elif s.kind == "values":
             lines.append(f"    for x in item.{s.attr}: _set_value(m.{s.proto}.add(), x)")
-    # Only a message with a map (a Struct is one) needs deterministic serialisation,
-    # which sorts the map's keys as the golden bytes have them; for the others it
-    # would change nothing and costs time.
-    lines.append(f"    return m.SerializeToString(deterministic={deterministic})")
+    # Only a map of two entries or more (a Struct is a map) needs deterministic
+    # serialisation, which sorts the keys as the golden bytes have them; for the
+    # others it would change nothing and costs time.
+    lines.append(f"    return m.SerializeToString(deterministic={_needs_sorting(specs) if deterministic else False})")
     return "\n".join(lines) + "\n"
+
+
+def _needs_sorting(specs: tuple[_Spec, ...]) -> str:
+    """The test, in generated source, of whether an item holds a map whose order the
+    wire could show: one of two entries or more, or anything holding a map."""
+    tests = []
+    for s in specs:
+        if s.kind == "map":
+            tests.append(f"len(item.{s.attr}) > 1")
+        elif s.kind in ("struct", "values") or (s.kind == "messages" and _has_map(s.nested)):  # type: ignore[arg-type]
+            tests.append(f"bool(item.{s.attr})")
+        elif s.kind == "message" and _has_map(s.nested):  # type: ignore[arg-type]
+            tests.append(f"item.{s.attr} is not None")
+    return " or ".join(tests) or "False"
 
 
 def _nested(cls: type, seen: list[type]) -> list[type]:
@@ -566,15 +649,15 @@ def _build(types_: dict[str, tuple[type, Any]]) -> tuple[dict[str, _Codec], dict
         "Mismatch": Mismatch,
         "_INT32": _INT32,
         "_NANOS": _NANOS,
+        "MAX_DURATION_SECONDS": MAX_DURATION_SECONDS,
         "int64_value": int64_value,
         "parse_duration": parse_duration,
         "format_duration": format_duration,
         "duration_from_pb": duration_from_pb,
         "check_depth": check_depth,
         "counted": counted,
-        "_sorted_map": _sorted_map,
-        "struct_to_python": struct_to_python,
-        "value_to_python": value_to_python,
+        "_py_struct": _py_struct,
+        "_py_value": _py_value,
         "_set_struct": _set_struct,
         "_set_value": _set_value,
     }
@@ -604,6 +687,7 @@ def _build(types_: dict[str, tuple[type, Any]]) -> tuple[dict[str, _Codec], dict
             from_json=namespace[f"json_read_{me}"],
             to_json=namespace[f"json_write_{me}"],
             from_pb=namespace[f"pb_read_{me}"],
+            from_bytes=namespace[f"pb_bytes_{me}"],
             to_pb=namespace[f"pb_write_{me}"],
             wire=wires[cls],
             from_wire=namespace[f"wire_read_{me}"],
@@ -746,8 +830,44 @@ def members_writer(cls: type) -> Callable[[Any], dict[str, Any]]:
     return _MEMBERS[cls]
 
 
+# The protobuf reader of each type under its usual URL, for the one lookup most details take.
+_PB_BYTES_URL = {codec.url: codec.from_bytes for codec in _CODECS.values()}
+
+
 def item_from_any(type_url: str, value: bytes, limits: Limits) -> Item:
     """One packed detail of a Status, from its Any's type URL and value."""
+    read = _PB_BYTES_URL.get(type_url)
+    if read is not None:  # a known type under its usual URL: most details
+        try:
+            return read(value, limits)  # type: ignore[no-any-return]
+        except (ProtoDecodeError, Mismatch):
+            return RawDetail(type_url=type_url, value=value)
+    return _item_from_any(type_url, value, limits)
+
+
+def items_from_anys(details: Iterable[Any], limits: Limits) -> list[Item]:
+    """`item_from_any` of each Any of a Status's details, in order."""
+    out: list[Item] = []
+    append = out.append
+    get = _PB_BYTES_URL.get
+    for detail in details:
+        type_url = detail.type_url
+        read = get(type_url)
+        if read is None:
+            append(_item_from_any(type_url, detail.value, limits))
+            continue
+        value = detail.value
+        try:
+            append(read(value, limits))
+        except (ProtoDecodeError, Mismatch):
+            # A detail of a known type that does not parse, or does not fit its type's
+            # range, still travels untouched.
+            append(RawDetail(type_url=type_url, value=value))
+    return out
+
+
+def _item_from_any(type_url: str, value: bytes, limits: Limits) -> Item:
+    # The rest: errconv.v1.OpaqueDetail, a known type under another URL prefix, an unknown type.
     if type_url == TYPE_PREFIX + OPAQUE_TYPE or type_name(type_url) == OPAQUE_TYPE:
         try:
             return _opaque_from_pb(_problem_pb2.OpaqueDetail.FromString(value), limits)
@@ -757,10 +877,8 @@ def item_from_any(type_url: str, value: bytes, limits: Limits) -> Item:
     if codec is None:
         return RawDetail(type_url=type_url, value=value)
     try:
-        return _check(codec.from_pb(codec.pb.FromString(value), limits))  # type: ignore[no-any-return]
+        return codec.from_bytes(value, limits)  # type: ignore[no-any-return]
     except (ProtoDecodeError, Mismatch):
-        # A detail of a known type that does not parse, or does not fit its type's
-        # range, still travels untouched.
         return RawDetail(type_url=type_url, value=value)
 
 
@@ -768,11 +886,19 @@ def _opaque_from_pb(msg: Any, limits: Limits) -> Item:
     # A detail that came as JSON. Its members are read as the JSON dialects read them,
     # so that one that fits its type's schema (a hand-made OpaqueDetail naming
     # google.rpc.DebugInfo) is that type here too, not only there.
-    fields = struct_to_python(msg.fields)
-    check_depth(fields, limits.max_depth)
-    if "@type" in fields:
-        return RawDetail(type_url=msg.type_url, fields=fields)
-    return item_from_json({"@type": msg.type_url, **fields} if msg.type_url else fields, limits)
+    fields = _py_struct(msg.fields, 0, limits.max_depth)  # depth checked here, once
+    type_url = msg.type_url
+    if "@type" in fields or ("@bytes" not in fields and _codec_for(type_url) is None):
+        # Kept as its members, as item_from_json keeps a type it does not know.
+        return RawDetail(type_url=type_url, fields=fields)
+    return item_from_json({"@type": type_url, **fields} if type_url else fields, limits)
+
+
+def _opaque_from_bytes(value: bytes, limits: Limits) -> Item:
+    return _opaque_from_pb(_problem_pb2.OpaqueDetail.FromString(value), limits)
+
+
+_PB_BYTES_URL[TYPE_PREFIX + OPAQUE_TYPE] = _opaque_from_bytes
 
 
 def pack_item(item: Item) -> tuple[str, bytes]:

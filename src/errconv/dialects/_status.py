@@ -10,9 +10,11 @@ no standard detail carries.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
+from google.rpc import status_pb2
 
 from .._errors import DecodeError
 from .._fault import REASON_MAX, REASON_RE, Fault, Violation
@@ -20,7 +22,7 @@ from .._limits import Limits
 from ..codes import NextStep, code_name, http_for_code
 from ..details import BadRequest, DebugInfo, ErrorInfo, FieldViolation, RawDetail, RetryInfo
 from ._common import STEP_ALIASES, CodeValue, capped_delay, seconds_from_nanos
-from ._schema import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, item_to_json, json_names, members_writer
+from ._schema import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, item_to_json, json_names, members_writer, pack_item
 
 __all__ = [
     "OWN_DETAILS",
@@ -28,9 +30,12 @@ __all__ = [
     "code_from_reason",
     "is_debug_item",
     "fields_from_status",
+    "pack",
     "reason_for",
+    "status_bytes",
     "status_items",
     "status_items_json",
+    "status_message",
     "without_debug",
 ]
 
@@ -205,6 +210,84 @@ def status_items_json(fault: Fault, *, keep_debug: bool = True) -> tuple[str, li
             entry[_PI[attr]] = list(value) if attr == "alternatives" else value
         details.append(entry)
     return fault.detail or fault.title or "", details
+
+
+# --------------------------------------------------------------------------- protobuf, written out
+#
+# Every failed call of a server with the interceptors, and every Status the status
+# dialect writes, comes through here, so the Status and the two details every fault has (ErrorInfo; RetryInfo for a wait) are written as
+# bytes directly: the same bytes protobuf writes (tests/test_hostile.py holds them to
+# it), without building three messages to serialise them.
+
+_VARINTS = [bytes([n]) for n in range(128)]
+_INT32_MAX = 2**31 - 1
+
+
+def _varint(n: int) -> bytes:
+    if n < 128:
+        return _VARINTS[n]
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(tag: bytes, raw: bytes) -> bytes:
+    """A length-delimited field."""
+    return tag + _varint(len(raw)) + raw
+
+
+def _map_order(key: str) -> list[int]:
+    # upb's deterministic order for string keys: bytewise, but of two keys one of which
+    # starts the other, the longer first ("ab" before "a", "" last).
+    return [*key.encode(), 256]
+
+
+def pack(item: Any) -> tuple[str, bytes]:
+    """`pack_item`, with RetryInfo and a small ErrorInfo written out (map entries carry key and
+    value even when empty, and a RetryInfo its Duration even when zero, as protobuf
+    writes them; the map in the order deterministic serialisation writes it)."""
+    kind = type(item)
+    # Up to two metadata entries: past that, sorting and writing each entry here costs
+    # more than protobuf's constructor and deterministic serialisation (bench/proto.py).
+    if kind is ErrorInfo and len(item.metadata) <= 2:
+        out = []
+        if item.reason:
+            out.append(_field(b"\n", item.reason.encode()))
+        if item.domain:
+            out.append(_field(b"\x12", item.domain.encode()))
+        metadata = item.metadata
+        for key in sorted(metadata, key=_map_order) if len(metadata) > 1 else metadata:
+            out.append(_field(b"\x1a", _field(b"\n", key.encode()) + _field(b"\x12", metadata[key].encode())))
+        return _ERROR_INFO_URL, b"".join(out)
+    if kind is RetryInfo and 0 <= item.retry_delay_nanos:
+        seconds, nanos = divmod(item.retry_delay_nanos, 1_000_000_000)
+        duration = (b"\x08" + _varint(seconds) if seconds else b"") + (b"\x10" + _varint(nanos) if nanos else b"")
+        return _RETRY_INFO_URL, _field(b"\n", duration)
+    return pack_item(item)
+
+
+def status_bytes(code: int, message: str, packed: Iterable[tuple[str, bytes]]) -> bytes:
+    """The serialized google.rpc.Status of a code, a message and packed details."""
+    if not 0 <= code <= _INT32_MAX:  # a negative int32 is ten bytes: protobuf's business
+        return bytes(status_message(code, message, packed).SerializeToString())
+    out = [b"\x08" + _varint(code)] if code else []
+    if message:
+        out.append(_field(b"\x12", message.encode()))
+    for type_url, value in packed:
+        body = (_field(b"\n", type_url.encode()) if type_url else b"") + (_field(b"\x12", value) if value else b"")
+        out.append(_field(b"\x1a", body))
+    return b"".join(out)
+
+
+def status_message(code: int, message: str, packed: Iterable[tuple[str, bytes]]) -> status_pb2.Status:
+    """A google.rpc.Status from its code, message and packed details (pack_item's pairs)."""
+    # Plain dicts: protobuf builds each Any in place, in C, where an Any object
+    # would be built first and then copied into the Status.
+    details = [{"type_url": type_url, "value": value} for type_url, value in packed]
+    return status_pb2.Status(code=code, message=message, details=details)
 
 
 # --------------------------------------------------------------------------- Status -> Fault

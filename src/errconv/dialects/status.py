@@ -9,7 +9,6 @@ for every Fault.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from google.protobuf.message import DecodeError as ProtoDecodeError
@@ -19,8 +18,8 @@ from .._errors import DecodeError
 from .._fault import Fault
 from ._base import LIKELY, Dialect, HttpInfo
 from ._common import CodeValue, Reading, Writing, valid_code
-from ._schema import item_from_any, item_to_json, pack_item
-from ._status import check_details_count, fields_from_status, status_items
+from ._schema import item_to_json, items_from_anys, pack_item
+from ._status import OWN_DETAILS, check_details_count, fields_from_status, pack, status_bytes, status_items, status_message
 
 __all__ = ["Status", "from_message", "parse", "status_message", "to_message"]
 
@@ -31,14 +30,6 @@ def to_message(fault: Fault, *, keep_debug: bool = True) -> status_pb2.Status:
     return status_message(fault.grpc_code, message, [pack_item(i) for i in items])
 
 
-def status_message(code: int, message: str, packed: Iterable[tuple[str, bytes]]) -> status_pb2.Status:
-    """A google.rpc.Status from its code, message and packed details (pack_item's pairs)."""
-    # Plain dicts: protobuf builds each Any in place, in C, where an Any object
-    # would be built first and then copied into the Status.
-    details = [{"type_url": type_url, "value": value} for type_url, value in packed]
-    return status_pb2.Status(code=code, message=message, details=details)
-
-
 def parse(data: Any, reading: Reading) -> status_pb2.Status:
     """A google.rpc.Status from its bytes, under the limits."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -47,7 +38,7 @@ def parse(data: Any, reading: Reading) -> status_pb2.Status:
     if len(data) > limit:
         raise DecodeError(f"the Status is {len(data)} bytes, over the limit of {limit} (Limits.max_bytes)")
     try:
-        return status_pb2.Status.FromString(bytes(data))
+        return status_pb2.Status.FromString(data if type(data) is bytes else bytes(data))
     except ProtoDecodeError as exc:
         raise DecodeError(f"not a google.rpc.Status in protobuf: {str(exc)[:80]}") from None
 
@@ -63,12 +54,23 @@ def from_message(
 ) -> Fault:
     """A Fault from a google.rpc.Status message; `grpc_code` and `message`, when given,
     win over the Status's own (grpc-status and grpc-message around it)."""
-    check_details_count(len(status.details), reading.limits, "the Status has ")
+    # Every Status read comes through here: the checks that almost never fire are
+    # tested inline before their calls.
+    details = status.details
     limits = reading.limits
-    items = [item_from_any(d.type_url, d.value, limits) for d in status.details]
-    code: CodeValue = valid_code(status.code) if grpc_code is None else grpc_code
+    if len(details) > limits.max_details + OWN_DETAILS:
+        check_details_count(len(details), limits, "the Status has ")
+    items = items_from_anys(details, limits)
+    code: CodeValue
+    if grpc_code is None:
+        code = status.code  # an int32: a code of google.rpc.Code, or past it (UNKNOWN)
+        if not 0 <= code <= 16:
+            code = valid_code(code)
+    else:
+        code = grpc_code
     fields, stated, wait = fields_from_status(code, status.message if message is None else message, items)
-    fields["status"] = reading.http_status_wins(fields["status"])
+    if reading.status is not None:
+        fields["status"] = reading.http_status_wins(fields["status"])
     if reading.seen is not None and traced:
         reading.saw("body", at, "status")
         reading.saw("status", f"{at}/code", status.code)
@@ -97,7 +99,7 @@ class Status(Dialect):
         return from_message(parse(value, reading), reading)
 
     def encode(self, fault: Fault, writing: Writing) -> bytes:
-        # Deterministic already: pack_item serialised each detail that has a map
-        # deterministically, and Status and Any have none of their own, so
-        # deterministic=True here would give the same bytes, only slower.
-        return bytes(to_message(fault, keep_debug=writing.keep_debug).SerializeToString())
+        # The bytes protobuf's deterministic serialisation gives (the envelope, the
+        # ErrorInfo and the RetryInfo written out as the gRPC trailers write them).
+        message, items = status_items(fault, keep_debug=writing.keep_debug)
+        return status_bytes(fault.grpc_code, message, [pack(i) for i in items])

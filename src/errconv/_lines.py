@@ -27,7 +27,7 @@ import msgspec
 
 from ._api import _encode, _measured
 from ._errors import ErrconvError
-from ._fault import Fault
+from ._fault import Fault, Violation
 from ._limits import DEFAULT_LIMITS
 from .codes import code_name, reason_phrase
 from .details import ErrorInfo, FieldViolation, LocalizedMessage, PreconditionViolation, QuotaViolation, RawDetail, ResourceInfo
@@ -40,73 +40,12 @@ __all__ = ["Converter", "LossCache", "convert_lines", "numbered", "shape"]
 # Ints and floats in extension and alternative members are kept by class, not value,
 # within the range every dialect carries exactly (a google.protobuf.Struct holds doubles).
 _INT_RANGE = 2**31
-_INT = ("int",)
-_FLOAT = ("float",)
-_TRUE = ("bool", True)  # tagged: True == 1 would let a bool stand for an int
-_FALSE = ("bool", False)
 
-
-class _Shape:
-    """One walk over a fault: free text is numbered by the first string it equals."""
-
-    __slots__ = ("seen",)
-
-    def __init__(self, seen: dict[str, int]) -> None:
-        self.seen = seen
-
-    def text(self, value: str | None) -> str | int | None:
-        """Free text: the index of the first string it equals; the text itself when it
-        is empty or holds what a codec may treat apart (controls, lone surrogates)."""
-        if value is None or not value or not value.isprintable():
-            return value
-        seen = self.seen
-        return seen.setdefault(value, len(seen))
-
-    def exact(self, value: str | None) -> str | None:
-        """A value kept as it is (a code, a name), which free text may equal."""
-        if value is not None:
-            self.seen.setdefault(value, len(self.seen))
-        return value
-
-    def value(self, value: Any) -> Any:
-        """A JSON value (an extension member, an alternative): names exact, the rest by class."""
-        kind = type(value)
-        if kind is str:
-            return self.text(value)
-        if kind is dict:
-            return (dict, *[(self.exact(k), self.value(v)) for k, v in value.items()])
-        if kind is list or kind is tuple:  # (a tuple is no list to ==)
-            return (kind, *[self.value(v) for v in value])
-        if value is True:
-            return _TRUE
-        if value is False:
-            return _FALSE
-        if kind is int:
-            return _INT if -_INT_RANGE < value < _INT_RANGE else ("int", value)
-        if kind is float:
-            return _FLOAT if math.isfinite(value) else ("float", value)
-        return (kind, value)  # None, and what only a protobuf Struct or a caller makes: as it is
-
-    def detail(self, value: Any) -> Any:
-        """A detail (a Struct of details.py): names and kinds exact, other strings as free
-        text, numbers exact."""
-        kind = type(value)
-        if kind is str:
-            return self.text(value)
-        if isinstance(value, msgspec.Struct):
-            exact = _EXACT_MEMBERS.get(kind, ())
-            members = [(f, getattr(value, f)) for f in value.__struct_fields__]
-            return (kind, *[self.exact(v) if f in exact else self.detail(v) for f, v in members])
-        if kind is dict:
-            return (dict, *[(self.exact(k), self.detail(v)) for k, v in value.items()])
-        if kind is list or kind is tuple:
-            return (kind, *[self.detail(v) for v in value])
-        return (kind, value)  # numbers, bytes, None: exact
-
-
-# Members of details that name rather than say: kept exactly. A RawDetail's type URL
-# names a lost detail in losses() (`details.Foo`).
+# Members of Structs that name rather than say: kept exactly. A RawDetail's type URL
+# names a lost detail in losses() (`details.Foo`); a violation's field is a path whose
+# syntax a dialect may convert.
 _EXACT_MEMBERS: dict[type, frozenset[str]] = {
+    Violation: frozenset(("field", "reason")),
     RawDetail: frozenset(("type_url",)),
     ErrorInfo: frozenset(("reason", "domain")),
     QuotaViolation: frozenset(("api_service", "quota_metric", "quota_id")),
@@ -115,6 +54,59 @@ _EXACT_MEMBERS: dict[type, frozenset[str]] = {
     LocalizedMessage: frozenset(("locale",)),
     FieldViolation: frozenset(("field", "reason")),
 }
+_MEMBERS: dict[type, tuple[tuple[str, bool], ...]] = {}  # Struct -> (member, exact?), in order
+
+
+def _members(kind: type) -> tuple[tuple[str, bool], ...]:
+    exact = _EXACT_MEMBERS.get(kind, frozenset())
+    found = _MEMBERS[kind] = tuple((f, f in exact) for f in kind.__struct_fields__)  # type: ignore[attr-defined]
+    return found
+
+
+def _walk(value: Any, add: Callable[[Any], None], seen: dict[str, int], exact_numbers: bool) -> None:
+    """Append the tokens of `value` to a key. Each node's tokens say where it ends (a
+    container's count, a Struct's class), so equal keys are equal shapes: a string is
+    one token (its index in `seen`, or the text itself when empty or not printable, as a
+    codec may treat controls and lone surrogates apart); anything else starts with its
+    type. Member names and exact members are kept (and entered in `seen`)."""
+    kind = type(value)
+    if kind is str:
+        add(seen.setdefault(value, len(seen)) if value and value.isprintable() else value)
+    elif kind is dict:
+        add(dict)
+        add(len(value))
+        for k, v in value.items():
+            if k not in seen:
+                seen[k] = len(seen)
+            add(k)
+            _walk(v, add, seen, exact_numbers)
+    elif kind is list or kind is tuple:  # (a tuple is no list to ==)
+        add(kind)
+        add(len(value))
+        for v in value:
+            _walk(v, add, seen, exact_numbers)
+    elif isinstance(value, msgspec.Struct):
+        add(kind)
+        for f, exact in _MEMBERS.get(kind) or _members(kind):
+            v = getattr(value, f)
+            if exact:
+                if type(v) is str and v not in seen:
+                    seen[v] = len(seen)
+                add(v)
+            else:
+                _walk(v, add, seen, exact_numbers)
+    elif exact_numbers or value is None or value is True or value is False:
+        add(kind)
+        add(value)
+    elif kind is int:
+        add(int)
+        add(None if -_INT_RANGE < value < _INT_RANGE else value)
+    elif kind is float:
+        add(float)
+        add(None if math.isfinite(value) else value)
+    else:  # what only a caller's own Fault holds: as it is
+        add(kind)
+        add(value)
 
 
 def shape(fault: Fault) -> tuple[Any, ...]:
@@ -123,26 +115,29 @@ def shape(fault: Fault) -> tuple[Any, ...]:
     Kept exactly: status, gRPC code, next step and delay; code, domain, title, type,
     param, blocked_by and unblock_with (a code's case, a param's path syntax, a title
     that is the reason phrase all matter somewhere); every member name and metadata
-    key; every number in a detail, and the extension numbers no double holds; text that
-    is empty or not printable; `origin.inferred` (losses skips those fields). Free text
-    (detail, instance, violation descriptions, metadata values, the strings of details,
-    extension and alternative values) is kept only as which earlier string it equals.
+    key, a violation's field and reason, the names in details (a type URL, a quota
+    metric, a locale); every number in a detail, and the extension numbers no double
+    holds; text that is empty or not printable; `origin.inferred` (losses skips those
+    fields). Free text (detail, instance, descriptions, metadata values, the other
+    strings of details, extension and alternative values) is kept only as which
+    string before it it equals.
     """
-    status, code, title = fault.status, fault.code, fault.title
+    status = fault.status
     # The texts a decoder makes up when a dialect does not carry one (the status's
     # reason phrase, the gRPC code's name) come first, so text equal to them stays so.
     seen = {reason_phrase(status): 0, code_name(fault.grpc_code): 1}
-    named = (code, fault.domain, title, fault.type, fault.param, fault.blocked_by, fault.unblock_with)
+    named = (fault.code, fault.domain, fault.title, fault.type, fault.param, fault.blocked_by, fault.unblock_with)
     for name in named:
         if name is not None and name not in seen:
             seen[name] = len(seen)
-    detail, instance = fault.detail, fault.instance
-    # Inline for the usual case, printable text (see _Shape.text).
-    if detail is not None and detail and detail.isprintable():
-        detail = seen.setdefault(detail, len(seen))  # type: ignore[assignment]
-    if instance is not None and instance and instance.isprintable():
-        instance = seen.setdefault(instance, len(seen))  # type: ignore[assignment]
-    key: tuple[Any, ...] = (
+    detail: str | int | None = fault.detail
+    if detail and detail.isprintable():  # type: ignore[union-attr]
+        detail = seen.setdefault(detail, len(seen))  # type: ignore[arg-type]
+    instance: str | int | None = fault.instance
+    if instance and instance.isprintable():  # type: ignore[union-attr]
+        instance = seen.setdefault(instance, len(seen))  # type: ignore[arg-type]
+    origin = fault.origin
+    key = [
         status,
         fault.grpc_code,
         named,
@@ -151,22 +146,22 @@ def shape(fault: Fault) -> tuple[Any, ...]:
         fault.alternatives_truncated,
         detail,
         instance,
-        fault.origin.inferred if fault.origin is not None else None,
-    )
+        origin.inferred if origin is not None else None,
+    ]
     if fault.violations or fault.alternatives or fault.metadata or fault.details or fault.extensions:
-        s = _Shape(seen)
-        exact, text, value = s.exact, s.text, s.value
-        key += (
-            tuple(
-                (exact(v.field), text(v.description), exact(v.reason), s.detail(v.localized_message))
-                for v in fault.violations
-            ),
-            tuple([value(a) for a in fault.alternatives]),
-            tuple([(exact(k), text(v)) for k, v in fault.metadata.items()]),
-            tuple([s.detail(d) for d in fault.details]),
-            tuple([(exact(k), value(v)) for k, v in fault.extensions.items()]),
-        )
-    return key
+        add = key.append
+        _walk(fault.violations, add, seen, True)
+        _walk(fault.alternatives, add, seen, False)
+        metadata = fault.metadata
+        add(len(metadata))
+        for k, text in metadata.items():
+            if k not in seen:
+                seen[k] = len(seen)
+            add(k)
+            add(seen.setdefault(text, len(seen)) if type(text) is str and text and text.isprintable() else text)
+        _walk(fault.details, add, seen, True)
+        _walk(fault.extensions, add, seen, False)
+    return tuple(key)
 
 
 class LossCache:

@@ -4,6 +4,8 @@
     python bench/lines.py                          # 1,000,000 lines to google, a minute or so
     python bench/lines.py --lines 2000 --to stripe
     python bench/lines.py --json                   # the figures as JSON
+    python bench/lines.py --jobs 2                 # convert --lines --jobs 2
+    python bench/lines.py --repeat 5 --against ../main/src   # beside another checkout, in turns
 
 The file cycles through the JSON bodies of golden/ (problem, google, status-json and
 stripe, every case) with one malformed line in every 10,000 (--bad-every), so the
@@ -14,6 +16,14 @@ output. Peak memory is the child's peak resident set (`ru_maxrss`).
 Constant memory is shown, not assumed: the same command runs first on a baseline of
 1% of the lines (at least 1,000), and both peaks are printed. A streaming converter
 has the same peak at 1% and at 100%; one that holds its input or output grows ~100x.
+
+On a shared machine one run says little: `--repeat N` runs the full file N times and
+prints the best and the median, and the CPU time the command took (its processes'
+user and system time, which other load on the machine inflates far less than the
+wall clock). `--against DIR` runs another checkout's `src` (main's, say) in turns with
+this one, on the same file, and prints the ratios. The child runs without
+PYTHONUNBUFFERED, which a harness may set: it would measure a write per line, not
+errconv.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import argparse
 import json
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,10 +82,13 @@ def _count(stream: Any, into: list[int]) -> None:
     into.append(lines)
 
 
-def run(path: pathlib.Path, to: str) -> dict[str, Any]:
+def run(path: pathlib.Path, to: str, src: pathlib.Path = ROOT / "src", jobs: int = 1) -> dict[str, Any]:
     """Convert `path` in a child process; its output lines, error lines, time and peak memory."""
     cmd = [sys.executable, "-m", "errconv", "convert", "--lines", "--to", to, str(path)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    if jobs > 1:
+        cmd[4:4] = ["--jobs", str(jobs)]
+    env = {**os.environ, "PYTHONPATH": str(src) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.pop("PYTHONUNBUFFERED", None)
     start = time.perf_counter()
     child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     out: list[int] = []
@@ -92,8 +106,18 @@ def run(path: pathlib.Path, to: str) -> dict[str, Any]:
         "output_lines": out[0],
         "stderr_lines": err[0],
         "seconds": seconds,
-        "peak_mib": usage.ru_maxrss / 1024,  # kilobytes on Linux
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,  # the child's, and its workers' (waited for)
+        "peak_mib": usage.ru_maxrss / 1024,  # kilobytes on Linux; the largest one process reached
     }
+
+
+def _figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    rates = [r["lines_per_second"] for r in runs]
+    cpu = [r["lines_per_cpu_second"] for r in runs]
+    return {
+        "best": max(rates), "median": statistics.median(rates), "runs": rates,
+        "cpu_best": max(cpu), "cpu_median": statistics.median(cpu),
+    }  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,29 +125,68 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lines", type=int, default=1_000_000, help="bodies in the generated file (default: 1,000,000)")
     parser.add_argument("--to", default="google", help="the output dialect (default: google)")
     parser.add_argument("--bad-every", type=int, default=10_000, help="one malformed line in this many (default: 10,000)")
+    parser.add_argument("--jobs", type=int, default=1, help="convert --lines --jobs N (default: 1)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of the full file (default: 1)")
+    parser.add_argument("--against", type=pathlib.Path, help="another checkout's src directory, run in turns with this one")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
 
+    trees = {"this": ROOT / "src"}
+    if args.against is not None:
+        trees["against"] = args.against.resolve()
     baseline_lines = min(args.lines, max(args.lines // 100, 1_000))
+    baselines: dict[str, dict[str, Any]] = {}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     with tempfile.TemporaryDirectory(prefix="errconv-lines-") as tmp:
-        results = {}
+        files = {}
         for label, count in (("baseline", baseline_lines), ("full", args.lines)):
             path = pathlib.Path(tmp) / f"{label}.jsonl"
-            bad = generate(path, count, args.bad_every)
-            result = run(path, args.to)
-            path.unlink()
+            files[label] = (path, count, generate(path, count, args.bad_every))
+        for name, src in trees.items():
+            path, count, bad = files["baseline"]
+            result = run(path, args.to, src, args.jobs if name == "this" else 1)
             result.update(lines=count, bad_lines=bad, lines_per_second=count / result["seconds"])
-            results[label] = result
+            baselines[name] = result
+        for _ in range(args.repeat):
+            for name, src in trees.items():  # in turns, so both see the same load
+                path, count, bad = files["full"]
+                result = run(path, args.to, src, args.jobs if name == "this" else 1)
+                result.update(
+                    lines=count, bad_lines=bad, lines_per_second=count / result["seconds"],
+                    lines_per_cpu_second=count / max(result["cpu_seconds"], 1e-9),
+                )  # fmt: skip
+                runs[name].append(result)
 
-    full, base = results["full"], results["baseline"]
-    ok = full["output_lines"] == full["lines"] - full["bad_lines"] and full["exit"] == (1 if full["bad_lines"] else 0)
+    mine = runs["this"]
+    full = sorted(mine, key=lambda r: r["lines_per_second"])[len(mine) // 2]  # the median run
+    base = baselines["this"]
+    ok = all(r["output_lines"] == r["lines"] - r["bad_lines"] and r["exit"] == (1 if r["bad_lines"] else 0) for r in mine)
+    figures = _figures(mine)
+    report: dict[str, Any] = {"to": args.to, "jobs": args.jobs, "baseline": base, "full": full, **figures}
+    if "against" in runs:
+        theirs = _figures(runs["against"])
+        pairs = [a["lines_per_second"] / b["lines_per_second"] for a, b in zip(mine, runs["against"])]
+        cpu_pairs = [a["lines_per_cpu_second"] / b["lines_per_cpu_second"] for a, b in zip(mine, runs["against"])]
+        report["against"] = {
+            "src": str(trees["against"]), **theirs, "peak_mib": max(r["peak_mib"] for r in runs["against"]),
+            "baseline_peak_mib": baselines["against"]["peak_mib"],
+            "ratio_median": statistics.median(pairs), "ratio_best": figures["best"] / theirs["best"],
+            "cpu_ratio_median": statistics.median(cpu_pairs),
+        }  # fmt: skip
     if args.json:
-        print(json.dumps({"to": args.to, **results, "consistent": ok}, indent=2))
+        print(json.dumps({**report, "consistent": ok}, indent=2))
     else:
-        print(f"errconv convert --lines --to {args.to}: {full['lines']:,} lines ({full['bad_lines']:,} malformed) in {full['seconds']:.1f} s")
-        print(f"  lines per second  {full['lines_per_second']:,.0f}")
+        jobs = f" --jobs {args.jobs}" if args.jobs > 1 else ""
+        print(f"errconv convert --lines{jobs} --to {args.to}: {full['lines']:,} lines ({full['bad_lines']:,} malformed), {len(mine)} run(s)")
+        print(f"  lines per second  {figures['median']:,.0f} median, {figures['best']:,.0f} best ({full['seconds']:.1f} s the median run)")
+        print(f"  per CPU second    {figures['cpu_median']:,.0f} median, {figures['cpu_best']:,.0f} best")
         print(f"  peak memory       {full['peak_mib']:.1f} MiB ({base['lines']:,} lines: {base['peak_mib']:.1f} MiB)")
         print(f"  output            {full['output_lines']:,} lines, {full['stderr_lines']:,} lines on stderr, exit {full['exit']}")
+        if "against" in report:
+            a = report["against"]
+            print(f"against {a['src']}: {a['median']:,.0f} median, {a['best']:,.0f} best lines per second; per CPU second {a['cpu_median']:,.0f} median")
+            print(f"  peak memory       {a['peak_mib']:.1f} MiB ({base['lines']:,} lines: {a['baseline_peak_mib']:.1f} MiB)")
+            print(f"  ratio             {a['ratio_median']:.2f}x (median of the runs in turns), {a['ratio_best']:.2f}x best to best, {a['cpu_ratio_median']:.2f}x per CPU second")
     if not ok:
         print("unexpected output: the counts above do not add up", file=sys.stderr)
         return 1

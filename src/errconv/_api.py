@@ -166,15 +166,51 @@ def decode(
     except DecodeError:
         raise
     except Exception as exc:
-        # A shape no codec path anticipated. Decoding must answer with DecodeError, never
-        # another type: at a public edge a bug fails closed. The fuzz tests switch this
-        # net off to see such bugs (and fix them) instead.
-        if not _SAFETY_NET:
+        raise _caught(exc, dialect or "detected") from None
+
+
+def _caught(exc: Exception, name: str) -> DecodeError:
+    """The DecodeError for an exception no codec path anticipated, reading as `name`.
+
+    Decoding must answer with DecodeError, never another type: at a public edge a bug
+    fails closed. The fuzz tests switch this net off to see such bugs (and fix them)
+    instead."""
+    if not _SAFETY_NET:
+        raise exc
+    if isinstance(exc, (RecursionError, MemoryError)):
+        return DecodeError(f"the {name} input is too deeply nested or too large to read")
+    return DecodeError(f"cannot read the input as {name}: {type(exc).__name__}: {shorten(str(exc), 80)}")
+
+
+def decode_detected(data: Any, *, limits: Limits = DEFAULT_LIMITS) -> tuple[Fault | DecodeError, str]:
+    """`decode(data, detect(data))` and the dialect's name, the input parsed once (the
+    command line reads every input so, a log of them under --lines).
+
+    A DecodeError in telling the dialect is raised, as `detect` raises it; one in
+    reading the input as that dialect is returned in the Fault's place, as `decode`
+    would raise it, for the caller to say which dialect it was read as."""
+    inp = _Input(data, limits)
+    codec = _detected(inp)
+    try:
+        try:
+            raw = inp.raw
+            reading = Reading(limits, len(raw) if type(raw) is bytes else inp.size)
+            if type(raw) is bytes and raw.count(b"{") + raw.count(b"[") < limits.max_depth:
+                reading.deep = False
+            reading.dialect = codec.name
+            if codec.form == "json" and inp.json is not _NO_JSON:  # parsed to detect it: not again
+                if codec.schema is None:
+                    return codec.decode(inp.json, reading), codec.name
+                return decode_json(codec, reading, value=inp.json), codec.name
+            if codec.form != "json" or (codec.bytes_too and type(raw) is bytes and not json_like(raw)):
+                return codec.decode(raw, reading), codec.name
+            return codec.decode(inp.value_for(codec), reading), codec.name
+        except DecodeError:
             raise
-        name = dialect or "detected"
-        if isinstance(exc, (RecursionError, MemoryError)):
-            raise DecodeError(f"the {name} input is too deeply nested or too large to read") from None
-        raise DecodeError(f"cannot read the input as {name}: {type(exc).__name__}: {shorten(str(exc), 80)}") from None
+        except Exception as exc:
+            raise _caught(exc, codec.name) from None
+    except DecodeError as exc:
+        return exc, codec.name
 
 
 def _decode(

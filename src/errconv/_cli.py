@@ -1,6 +1,6 @@
 """The `errconv` command (also `python -m errconv`).
 
-    errconv convert  [FILE|-] --to DIALECT [--from DIALECT] [--status N] [--strict] [--lines]
+    errconv convert  [FILE|-] --to DIALECT [--from DIALECT] [--status N] [--strict] [--lines [--jobs N]]
     errconv detect   [FILE|-]
     errconv explain  [FILE|-] [--from DIALECT] [--status N] [--json]
     errconv lint     PATH... [--format text|json] [--ignore RULE]... | --list-rules
@@ -21,7 +21,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO, NoReturn, TextIO
 
@@ -29,12 +29,13 @@ import msgspec
 
 from . import __compiled__, __version__
 from . import dialects
-from ._api import decode, detect, encode, encode_with_losses, losses
+from ._api import decode, decode_detected, encode, losses
 from ._errors import DecodeError, ErrconvError, UnknownDialectError
 from .codes import NextStep, reason_phrase
 from .dialects import get
 from ._fault import Fault
 from ._limits import DEFAULT_LIMITS
+from ._lines import convert_lines
 from .lint import RULES, Finding, lint_paths
 from .retry import DEFAULT_BACKOFF
 from ._simulate import RENDERINGS, simulate
@@ -134,6 +135,13 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
         "--lines",
         action="store_true",
         help="JSON Lines: one error body per input line, one converted body per output line, streamed",
+    )
+    conv.add_argument(
+        "--jobs",
+        type=_whole(1),
+        default=1,
+        metavar="N",
+        help="with --lines: convert in N processes, output in input order (default: 1)",
     )
 
     det = sub.add_parser("detect", parents=[common], help="print the dialect an error is written in")
@@ -239,15 +247,19 @@ def _decode(data: bytes, source: str | None, where: str, status: int | None = No
             raise DecodeError(f"{where}: {exc}") from None
         origin = fault.origin
         return fault, (origin.dialect if origin is not None and origin.dialect else "unrecognised")
+    if source is None:
+        try:
+            read, dialect = decode_detected(data)  # parsed once, to detect and to decode
+        except DecodeError as exc:
+            raise DecodeError(f"{where}: {exc}") from None
+        if isinstance(read, DecodeError):
+            hint = f" (detected as {dialect}; --from names the dialect, and `errconv convert --help` lists them)"
+            raise DecodeError(f"{where}: {read}{hint}") from None
+        return read, dialect
     try:
-        dialect = source or detect(data)
+        return decode(data, source), source
     except DecodeError as exc:
         raise DecodeError(f"{where}: {exc}") from None
-    try:
-        return decode(data, dialect), dialect
-    except DecodeError as exc:
-        hint = "" if source else f" (detected as {dialect}; --from names the dialect, and `errconv convert --help` lists them)"
-        raise DecodeError(f"{where}: {exc}{hint}") from None
 
 
 def _render(fault: Fault, dialect: str, *, terminal: bool) -> bytes:
@@ -265,6 +277,8 @@ def _render(fault: Fault, dialect: str, *, terminal: bool) -> bytes:
 def _convert(args: argparse.Namespace, io: _IO) -> int:
     if args.lines:
         return _convert_lines(args, io)
+    if args.jobs > 1:
+        raise _UsageError("errconv convert: --jobs spreads the lines of --lines over processes; give --lines too")
     fault, _ = _decode(_read(args.file, io), args.source, _name(args.file), args.status)
     lost = losses(fault, args.to)
     if lost and args.strict:
@@ -276,26 +290,6 @@ def _convert(args: argparse.Namespace, io: _IO) -> int:
     return EXIT_OK
 
 
-def _lines(stream: BinaryIO) -> Iterator[tuple[int, bytes | None]]:
-    """(number, line) for each line, None for a line over the size limit.
-
-    Reads at most one limit's worth at a time, so memory stays flat whatever the input.
-    """
-    limit = DEFAULT_LIMITS.max_bytes
-    number = 0
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
-        number += 1
-        if len(line) > limit and not line.endswith(b"\n"):
-            while (rest := stream.readline(limit)) and not rest.endswith(b"\n"):
-                pass  # skip the rest of the long line
-            yield number, None
-            continue
-        yield number, line
-
-
 def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
     multiline = _multiline()
     if args.to in multiline:
@@ -303,39 +297,23 @@ def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
         raise _UsageError(
             f"errconv convert: --lines writes one body per line and --to {args.to} spans several; one of: {', '.join(single)}"
         )
-    binary = get(args.to).binary
-    failed = 0
-    dropped: dict[str, list[int]] = {}  # field -> [lines, first line]: bounded by the number of fields
     stream = _open(args.file, io)
     try:
-        for number, line in _lines(stream):
-            if line is None:
-                io.say(f"line {number}: over {DEFAULT_LIMITS.max_bytes} bytes, the most errconv reads as one error")
-                failed += 1
-                continue
-            line = line.rstrip(b"\r\n")
-            if not line.strip():
-                continue  # blank lines separate nothing in JSON Lines; pass over them
-            try:
-                fault, _ = _decode(line, args.source, f"line {number}", args.status)
-                out, lost = encode_with_losses(fault, args.to)
-                if lost and args.strict:
-                    io.say(f"line {number}: {args.to} cannot carry: {', '.join(lost)}")
-                    failed += 1
-                    continue
-            except ErrconvError as exc:
-                io.say(str(exc))
-                failed += 1
-                continue
-            for name in lost:
-                seen = dropped.setdefault(name, [0, number])
-                seen[0] += 1
-            io.stdout.write(base64.b64encode(out) + b"\n" if binary else out + b"\n")
+        failed = convert_lines(
+            stream,
+            io.stdout.write,
+            io.stdout.flush,
+            io.say,
+            to=args.to,
+            source=args.source,
+            status=args.status,
+            strict=args.strict,
+            read=_decode,
+            jobs=args.jobs,
+        )
     finally:
         if stream is not io.stdin:
             stream.close()
-    for name, (count, first) in dropped.items():
-        io.say(f"{args.to} cannot carry {name}; dropped on {count} line{'s' if count > 1 else ''} (first: line {first})")
     return EXIT_FAILED if failed else EXIT_OK
 
 

@@ -241,8 +241,11 @@ def test_cached_losses_equal_measured_on_the_fuzz_corpus(case: tuple[str, bytes]
 
 
 def test_the_fuzz_corpus_gave_faults_and_twins() -> None:
-    # Runs after the fuzz test (file order): it checked something.
-    assert CHECKED["fuzzed"] >= 40 and CHECKED["fuzzed twins"] >= 200, CHECKED
+    # Runs after the fuzz test (file order): it checked something. The floor is under what
+    # runs give (52 faults and 274 twins alone, 44 and 128 in a whole CI run, where the
+    # registry the inputs are drawn from can hold the suite's plugin dialect): it varies with
+    # what the inputs decode to, not with the cache.
+    assert CHECKED["fuzzed"] >= 30 and CHECKED["fuzzed twins"] >= 80, CHECKED
 
 
 # --------------------------------------------------------------------------- --jobs

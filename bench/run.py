@@ -16,11 +16,11 @@ What is measured, for the golden cases in CASES:
 - decode, encode and convert per second, for every dialect and every ordered pair
   of DIALECTS (`convert(data, to, source)` with the source named);
 - the floor: `msgspec.json.decode` + `msgspec.json.encode` of the input bytes, and
-  every JSON-to-JSON conversion as a multiple of it (target: at most 4x);
+  every JSON-to-JSON conversion as a multiple of it (target: at most 5x, issue 9);
 - the usual alternative (json + google.protobuf.json_format, bench/alternatives.py)
-  against errconv on the same conversion (target: errconv at least 6x faster);
+  against errconv on the same conversion (target: errconv at least 7x faster);
 - google-api-core's `from_http_response` on a Google error response against
-  `errconv.decode(..., "http")` on the same response bytes (target: at least 8x
+  `errconv.decode(..., "http")` on the same response bytes (target: at least 6x
   faster): requests builds api-core's Response from the bytes as it does off a
   socket, since errconv's figure includes reading the status line and headers.
   Beside it, api-core given a Response built once by hand (HTTP parsing left out);
@@ -76,10 +76,11 @@ CASES = ("rate_limited", "validation_failed", "quota_failure")
 DIALECTS = ("problem", "google", "status-json", "status", "grpc", "stripe", "http+problem")
 JSON_DIALECTS = ("problem", "google", "status-json", "stripe")
 STATUS_PATH = (("status", "problem"), ("problem", "status"))
+# The pure build's targets (issue 9, the open core), worst case over every case and pair.
 TARGETS = {
-    "floor": "JSON-to-JSON convert at most 4x the msgspec floor",
-    "json_format": "errconv at least 6x faster than json + json_format",
-    "api_core": "errconv.decode(http) at least 8x faster than api_core.from_http_response, from the same bytes",
+    "floor": "JSON-to-JSON convert at most 5x the msgspec floor",
+    "json_format": "errconv at least 7x faster than json + json_format",
+    "api_core": "errconv.decode(http) at least 6x faster than api_core.from_http_response, from the same bytes",
 }
 # The compiled build's targets (issue 14), worst case over every case and pair.
 COMPILED_TARGETS = {
@@ -88,7 +89,7 @@ COMPILED_TARGETS = {
     "api_core": "errconv.decode(http) at least 8x faster than api_core.from_http_response, from the same bytes",
     "status_path": "Status bytes -> problem at most 2x the hand-written protobuf path",
 }
-LIMITS = {"floor": 4.0, "json_format": 6.0, "api_core": 8.0}
+LIMITS = {"floor": 5.0, "json_format": 7.0, "api_core": 6.0}
 COMPILED_LIMITS = {"floor": 3.5, "json_format": 10.0, "api_core": 8.0, "status_path": 2.0}
 DEFAULT_OUTPUT = ROOT / "bench" / "results.json"
 # Calls per function per round: fewer when both builds are timed (twice the functions),
@@ -547,7 +548,7 @@ def report(results: dict[str, Any]) -> str:
 
     out += [
         "",
-        "**JSON-to-JSON convert as a multiple of the floor** (msgspec decode + encode of the input; target <= 4x)",
+        "**JSON-to-JSON convert as a multiple of the floor** (msgspec decode + encode of the input; target <= 5x)",
         "",
     ]
     header = ["case", "from", "floor/s"] + [f"to {b}" for b in JSON_DIALECTS]
@@ -560,7 +561,7 @@ def report(results: dict[str, Any]) -> str:
             )
     out += _table(header, rows)
 
-    out += ["", "**errconv against json + json_format** (speedup = json_format time / errconv time; target >= 6x)", ""]
+    out += ["", "**errconv against json + json_format** (speedup = json_format time / errconv time; target >= 7x)", ""]
     header = ["conversion"] + [f"{c}" for c in cases]
     pairs = list(next(iter(cases.values()))["json_format"])
     rows = []
@@ -576,7 +577,7 @@ def report(results: dict[str, Any]) -> str:
         "",
         (
             "**errconv.decode(http) against google-api-core from_http_response** on the same response bytes "
-            "(api-core's Response built by requests from them; target >= 8x), and beside it api-core given a "
+            "(api-core's Response built by requests from them; target >= 6x), and beside it api-core given a "
             "Response built by hand once (no HTTP parsing on its side)"
         ),
         "",

@@ -126,3 +126,23 @@ def test_a_fastapi_violation_whose_type_is_an_object_reads() -> None:
     fault = errconv.decode(body, "fastapi")
     assert [v.field for v in fault.violations] == ["q.0"]
     assert errconv.decode(body).origin.dialect == "fastapi"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("member", ["extensions", "alternatives", "details"])
+def test_fault_json_nested_past_max_depth_is_a_decode_error(member: str) -> None:
+    # Was read whole: a Fault no other dialect's reader would take back (past max_depth),
+    # so converting it wrote what errconv itself then refused. Found by the long fuzz run.
+    deep: object = "leaf"
+    for _ in range(40):
+        deep = {"a": deep}
+    value = {
+        "extensions": {"x": deep},
+        "alternatives": [deep],
+        "details": [{"@type": "raw", "type_url": "type.googleapis.com/a.B", "fields": {"x": deep}}],
+    }[member]
+    import json
+
+    body = json.dumps({"status": 409, "grpc_code": 10, "next_step": "give_up", member: value}).encode()
+    with pytest.raises(errconv.DecodeError, match="max_depth"):
+        errconv.decode(body, "fault")
+    assert errconv.decode(body, "fault", limits=errconv.Limits(max_depth=64)).status == 409

@@ -17,6 +17,7 @@ from .._fault import Fault
 from .._limits import MAX_RETRY_AFTER_SECONDS
 from ._base import CERTAIN, Dialect, HttpInfo
 from ._common import Reading, Writing
+from ._schema import check_depth
 
 __all__ = ["FaultDialect"]
 
@@ -49,7 +50,14 @@ class FaultDialect(Dialect):
             raise DecodeError(f"not an errconv fault: {str(exc)[:100]}") from None
         if fault.origin is not None:
             raise DecodeError("not an errconv fault: `origin` is not part of the model's JSON")
-        # The types are the model's; the ranges are what every decoder guarantees of a Fault.
+        # The types are the model's; the ranges and the nesting are what every decoder
+        # guarantees of a Fault (and what its writers' readers will hold it to).
+        limit = reading.limits.max_depth
+        check_depth(value.get("extensions"), limit)
+        check_depth(value.get("alternatives"), limit)
+        for detail in value.get("details") or ():
+            if type(detail) is dict:
+                check_depth(detail.get("fields"), limit)
         if not 100 <= fault.status <= 599:
             raise DecodeError(f"not an errconv fault: status {fault.status} is not an HTTP status (100 to 599)")
         if not 0 <= fault.grpc_code <= 16:

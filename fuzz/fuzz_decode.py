@@ -34,6 +34,9 @@ with atheris.instrument_imports(include=["errconv"]):
     import errconv
     from errconv import _api, dialects
 
+    dialects.names()  # the registry loads every dialect module now, inside the block, so they are instrumented too
+    import errconv.gateway  # noqa: F401  (to_http's error kinds, imported lazily otherwise)
+
 sys.path.insert(0, str(ROOT / "tests"))
 import test_fuzz as tf  # noqa: E402  (the checks; errconv is instrumented already)
 from fuzz_inputs import as_pairs  # noqa: E402

@@ -146,3 +146,13 @@ def test_fault_json_nested_past_max_depth_is_a_decode_error(member: str) -> None
     with pytest.raises(errconv.DecodeError, match="max_depth"):
         errconv.decode(body, "fault")
     assert errconv.decode(body, "fault", limits=errconv.Limits(max_depth=64)).status == 409
+
+
+def test_an_odata_innererror_with_a_grpc_code_and_an_unreadable_status_has_a_status() -> None:
+    # Was a Fault with status None (every writer then failed): the innererror's status 1
+    # was rightly not read, and its gRPC code left no status derived. Found by the long fuzz run.
+    body = b'{"error":{"code":"terms_not_accepted","message":"m","innererror":{"status":1,"grpc_code":"FAILED_PRECONDITION","next_step":"give_up"}}}'
+    fault = errconv.decode(body, "odata")
+    assert (fault.status, fault.grpc_code, fault.next_step) == (400, 9, "give_up")
+    assert fault.origin is not None and "status" in fault.origin.inferred
+    errconv.encode(fault, "http+problem")

@@ -1,21 +1,31 @@
 """A long hypothesis run of the fuzz suite that counts what it finds.
 
-    .venv/bin/python fuzz/long_run.py --minutes 10
+    nice -n 10 .venv/bin/python fuzz/long_run.py --minutes 10 --round-trip-every 8 --large-every 10
 
-Runs the checks of tests/test_fuzz.py (decode contract on every dialect and detection,
-the time budget, sanity of every Fault, output safety of every encoder, round trips)
-on mutated golden files and on random bytes until the time is up. It does not stop at
-a failure: failures are grouped by signature (exception type and the errconv or test
-line that raised it), the first input of each is saved to fuzz/findings/, and at the
-end it prints the figures: inputs tried, decodes, distinct failures, slowest decode.
+Runs the checks of tests/test_fuzz.py (decode contract on every registered dialect
+and detection, the time budget, sanity of every Fault, output safety of every
+encoder, round trips, and the seams from_http/to_http/from_grpc/to_grpc) on mutated
+golden files and real-world captures and on random bytes until the time is up. Every
+input is decoded as every dialect; with `--round-trip-every N` only one input in N
+sends its faults through every writer (the costly part), so the decoders see more
+inputs in the time; with `--large-every N` one batch in N draws the enormous values
+(megabyte strings, 200,000-deep nesting, 100,000-fold repeats) and the others keep
+each hostile value under 4 KB. It does not stop at a failure: failures are grouped by signature
+(exception type and the errconv or test line that raised it), the first input of each
+is saved to fuzz/findings/, and at the end it prints the figures: inputs, decodes per
+dialect, inputs per seed dialect, calls per seam, distinct failures, slowest decode.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import json
 import os
 import pathlib
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from typing import Any
@@ -28,6 +38,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import test_fuzz as tf  # noqa: E402
 from errconv import _api  # noqa: E402
+import fuzz_inputs  # noqa: E402
 from fuzz_inputs import inputs  # noqa: E402
 
 
@@ -43,8 +54,16 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=5.0)
     parser.add_argument("--batch", type=int, default=200, help="examples per hypothesis run")
     parser.add_argument("--findings", type=pathlib.Path, default=ROOT / "fuzz" / "findings")
+    parser.add_argument("--round-trip-every", type=int, default=1, help="send one input's faults in N through every writer")
+    parser.add_argument("--large-every", type=int, default=1, help="one batch in N with the enormous values; the others under 4 KB each")
+    parser.add_argument("--jobs", type=int, default=1, help="runs side by side (processes), their figures added up")
+    parser.add_argument("--report", type=pathlib.Path, help=argparse.SUPPRESS)  # a job's figures, as JSON, for --jobs
     args = parser.parse_args()
+    if args.jobs > 1:
+        run_jobs(args)
+        return
     _api._SAFETY_NET = False
+    tf.ROUND_TRIP_EVERY = max(1, args.round_trip_every)
     found: dict[str, tuple[str, bytes, str]] = {}
 
     def record(dialect: str, data: bytes, run: Any) -> None:
@@ -75,20 +94,96 @@ def main() -> None:
     def random_bytes(data: bytes) -> None:
         record("random", data, lambda: tf.test_random_bytes_decode_or_raise_decode_error.hypothesis.inner_test(data))
 
+    def seam(name: str, strategy: Any, test: Any, spread: bool = False) -> Any:
+        @run_settings
+        @given(strategy)
+        def run(parts: Any) -> None:
+            inner = test.hypothesis.inner_test
+            record(name, repr(parts)[:100_000].encode(), (lambda: inner(*parts)) if spread else (lambda: inner(parts)))
+
+        return run
+
+    paths = st.sampled_from((None, "/a b", "\ud800", "x\r\ny"))
+    budgets = st.sampled_from((0, 1, 64, 300, 1000, 8192, 1 << 20))
+    seams = [
+        seam("from_http", tf.http_parts(), tf.test_from_http_gives_a_fault_or_a_decode_error),
+        seam("from_grpc", tf.grpc_parts(), tf.test_from_grpc_gives_a_fault_or_a_decode_error),
+        seam(
+            "to_http",
+            st.tuples(tf.errors_for_to_http(), st.sampled_from(tf.DIALECT_NAMES), st.sampled_from(tf.ACCEPTS), paths, st.booleans()),
+            tf.test_to_http_gives_a_well_formed_response_or_an_errconv_error,
+            spread=True,
+        ),
+        seam("to_grpc", st.tuples(inputs(), budgets, st.booleans()), tf.test_to_grpc_writes_safe_trailers_within_the_budget, spread=True),
+    ]
+
     start = time.time()
     deadline = start + args.minutes * 60
     batches = 0
     while time.time() < deadline:
+        fuzz_inputs.set_large(batches % max(1, args.large_every) == 0)
         mutated()
         if batches % 4 == 3:
             random_bytes()
+        if batches % 8 == 7:
+            seams[(batches // 8) % len(seams)]()
         batches += 1
     elapsed, size, name, data = tf.STATS["slowest"]
-    print(f"ran {time.time() - start:.0f} s: {tf.STATS['inputs']} inputs, {tf.STATS['decodes']} decodes, {tf.STATS['faults']} faults")
-    print(f"slowest decode: {elapsed * 1000:.1f} ms, {size} bytes as {name}: {data[:100]!r}")
-    print(f"distinct failures: {len(found)}")
-    for key, (dialect, sample, message) in found.items():
-        print(f"- {key}\n    from {dialect}: {sample[:160]!r}\n    {message}")
+    stats = tf.STATS
+    report = {
+        "seconds": time.time() - start,
+        "jobs": 1,
+        **{k: stats[k] for k in ("inputs", "decodes", "faults", "round_trips")},
+        **{k: {str(n): v for n, v in stats[k].items()} for k in ("by_name", "seams", "by_seed")},
+        "slowest": [elapsed, size, str(name), repr(data[:100])],
+        "failures": {key: [dialect, repr(sample[:160]), message] for key, (dialect, sample, message) in found.items()},
+    }
+    if args.report is not None:
+        args.report.write_text(json.dumps(report))
+    else:
+        show(report)
+
+
+def run_jobs(args: argparse.Namespace) -> None:
+    """`args.jobs` runs side by side, each in its own interpreter (its own random seed),
+    their figures added up."""
+    with tempfile.TemporaryDirectory() as tmp:
+        reports = [pathlib.Path(tmp) / f"job-{i}.json" for i in range(args.jobs)]
+        command = [sys.executable, __file__, "--minutes", str(args.minutes), "--batch", str(args.batch),
+                   "--findings", str(args.findings), "--round-trip-every", str(args.round_trip_every),
+                   "--large-every", str(args.large_every)]  # fmt: skip
+        jobs = [subprocess.Popen([*command, "--report", str(path)]) for path in reports]
+        for job in jobs:
+            job.wait()
+        parts = [json.loads(path.read_text()) for path in reports]
+    total: dict[str, Any] = {"seconds": max(p["seconds"] for p in parts), "jobs": len(parts), "failures": {}}
+    for key in ("inputs", "decodes", "faults", "round_trips"):
+        total[key] = sum(p[key] for p in parts)
+    for key in ("by_name", "seams", "by_seed"):
+        merged: collections.Counter[str] = collections.Counter()
+        for p in parts:
+            merged.update(p[key])
+        total[key] = dict(merged)
+    total["slowest"] = max((p["slowest"] for p in parts), key=lambda s: s[0])
+    for p in parts:
+        for key, value in p["failures"].items():
+            total["failures"].setdefault(key, value)
+    show(total)
+
+
+def show(report: dict[str, Any]) -> None:
+    by_name = report["by_name"]
+    print(f"ran {report['seconds']:.0f} s in {report['jobs']} job(s): {report['inputs']} inputs, {report['decodes']} decodes,"
+          f" {report['faults']} faults, {report['round_trips']} inputs' faults through every writer ({len(tf.TARGETS)} writers)")
+    print("decodes per dialect: " + ", ".join(f"{'detected' if k == 'None' else k} {v}" for k, v in sorted(by_name.items())))
+    print(f"fewest decodes of one dialect: {min(by_name.values()) if by_name else 0}")
+    print("mutated inputs per seed dialect: " + ", ".join(f"{k} {v}" for k, v in sorted(report["by_seed"].items())))
+    print("seam calls: " + ", ".join(f"{k} {v}" for k, v in sorted(report["seams"].items())))
+    elapsed, size, name, data = report["slowest"]
+    print(f"slowest decode: {elapsed * 1000:.1f} ms, {size} bytes as {name}: {data}")
+    print(f"distinct failures: {len(report['failures'])}")
+    for key, (dialect, sample, message) in report["failures"].items():
+        print(f"- {key}\n    from {dialect}: {sample}\n    {message}")
 
 
 if __name__ == "__main__":

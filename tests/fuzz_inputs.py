@@ -1,7 +1,8 @@
-"""Hostile inputs for the fuzz suite: every golden file, mutated.
+"""Hostile inputs for the fuzz suite: every golden file and real-world capture, mutated.
 
 `inputs()` is a hypothesis strategy of `(dialect, data)` pairs: a golden file (or a
-hand-kept source) of `dialect`, put through one to three mutations picked from
+hand-kept source, or a capture from tests/realworld/, which is where the decode-only
+dialects get theirs) of `dialect`, put through one to three mutations picked from
 
 - byte level: truncation, bit and byte flips, inserted and deleted spans, splices
   with a file of another dialect, invalid UTF-8;
@@ -16,6 +17,9 @@ hand-kept source) of `dialect`, put through one to three mutations picked from
   invalid UTF-8, all of it also inside the packed details;
 - grpc text: hostile grpc-status, grpc-message and pushback values, bad base64 and
   padding in grpc-status-details-bin;
+- XML (aws): DTDs, entity declarations and references (billion laughs, external
+  and parameter entities), processing instructions, CDATA, comments, prefixes, other
+  encodings declared, repeated and deep elements, hostile element text;
 - HTTP: hostile status lines, interim responses, header injection, obs-fold runs,
   huge Retry-After values and dates, rate-limit headers, vague bodies built to make
   regular expressions backtrack.
@@ -28,6 +32,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import pathlib
 import random
 import re
 from collections.abc import Callable
@@ -39,6 +44,7 @@ from google.rpc import status_pb2
 from hypothesis import strategies as st
 
 import golden_corpus as gc
+from errconv import dialects
 from errconv._proto.errconv.v1 import problem_pb2
 
 TYPE_PREFIX = "type.googleapis.com/"
@@ -64,18 +70,41 @@ def pick(draw: Callable, seq: Any) -> Any:
     return seq[draw(st.integers(0, len(seq) - 1))]
 
 
+REALWORLD = pathlib.Path(__file__).resolve().parent / "realworld"
+
+
 def _seeds() -> list[tuple[str, bytes]]:
+    """Every golden file (fault.json too) and source, and every real-world capture: the
+    decode-only dialects (aws, kubernetes, the vendor shapes) have no golden files, and
+    their captures are what they read. A capture that is a whole response is labelled
+    `http+<its body's dialect>`, as the http+ golden files are."""
     seeds = []
     for case in gc.cases():
+        seeds.append(("fault", (case / "fault.json").read_bytes()))
         for dialect, name in gc.FILES.items():
             if (case / name).exists():  # a dialect registered without its goldens yet: the golden suite says so
                 seeds.append((dialect, (case / name).read_bytes()))
         for name, dialect in gc.load_meta(case).get("sources", {}).items():
             seeds.append((dialect, (case / name).read_bytes()))
+    for facts in sorted(REALWORLD.glob("*/facts.json")):
+        for name, entry in sorted(json.loads(facts.read_text()).items()):
+            path = facts.parent / name
+            dialect = entry.get("expected_dialect") or "unknown"
+            seeds.append((f"http+{dialect}" if path.suffix == ".http" else dialect, path.read_bytes()))
     return seeds
 
 
 SEEDS = _seeds()
+
+
+def seed_dialect(label: str) -> str:
+    """The dialect a seed is in: `http+aws` is an aws body inside a response."""
+    return label.partition("+")[2] if label.startswith("http+") else label
+
+
+SEED_GROUPS: list[list[tuple[str, bytes]]] = [
+    [seed for seed in SEEDS if seed_dialect(seed[0]) == name] for name in sorted({seed_dialect(label) for label, _ in SEEDS})
+]
 
 # --------------------------------------------------------------------------- hostile values
 
@@ -121,6 +150,8 @@ def emit(node: Any) -> bytes:
 
 
 SIZES = (0, 1, 63, 64, 65, 1000, 8193, 70_000, 300_000, 1_100_000)
+LIST_COUNTS = (2, 3, 4, 63, 64, 65, 255, 256, 257, 2000)
+REPEATS = (2, 100, 10_000, 100_000)
 DEPTHS = (31, 32, 33, 100, 999, 5_000, 200_000)
 
 HOSTILE_NUMBERS: list[Any] = [
@@ -174,7 +205,7 @@ def hostile_value(draw: Callable, depth: int = 0) -> Any:
     if kind == 7 and depth < 2:
         return hostile_detail(draw, depth + 1)
     if kind == 8 and depth < 2:
-        n = draw(st.sampled_from((2, 3, 4, 63, 64, 65, 255, 256, 257, 2000)))
+        n = draw(st.sampled_from(LIST_COUNTS))
         item = hostile_value(draw, depth + 1)
         size = len(emit(item)) + 1
         # Copies, not n references to one object: a later mutation inside it must not grow n-fold.
@@ -481,7 +512,7 @@ def mutate_bytes(draw: Callable, data: bytes) -> bytes:
     if op == 5:  # repeat a span many times (cheap enormous inputs)
         at = draw(st.integers(0, n))
         span = data[at : at + draw(st.integers(1, 16))] or b"x"
-        return data[:at] + span * draw(st.sampled_from((2, 100, 10_000, 100_000))) + data[at:]
+        return data[:at] + span * draw(st.sampled_from(REPEATS)) + data[at:]
     return data
 
 
@@ -542,7 +573,12 @@ def mutate_http(draw: Callable, data: bytes) -> bytes:
         lines[0] = pick(draw, HOSTILE_STATUS_LINES)
     elif op == 2:
         obj = _parse_json(body)
-        body = mutate_json_tree(draw, obj) if obj is not None else mutate_bytes(draw, body)
+        if obj is not None:
+            body = mutate_json_tree(draw, obj)
+        elif body.lstrip().startswith(b"<"):
+            body = mutate_xml(draw, body)
+        else:
+            body = mutate_bytes(draw, body)
     elif op == 3:
         body = pick(draw, HOSTILE_VAGUE_BODIES)
         if draw(st.booleans()):
@@ -599,11 +635,65 @@ def mutate_grpc(draw: Callable, data: bytes) -> bytes:
     return b"\n".join(lines)
 
 
+# XML of the kind AWS's Query, EC2 and S3 services answer with, made hostile: what an
+# XML parser may expand or fetch (DTDs, entities, external references, processing
+# instructions), markup that is merely odd (CDATA, comments, prefixes, a BOM, another
+# encoding declared), and text that is long, deep or not UTF-8.
+XML_PROLOGS: list[bytes] = [
+    b'<?xml version="1.0" encoding="UTF-8"?>', b'<?xml version="1.0" encoding="UTF-16"?>', b'<?xml version="1.1"?>',
+    b"\xef\xbb\xbf", b"<!DOCTYPE Error>", b'<!DOCTYPE e [<!ENTITY x "' + b"x" * 10_000 + b'">]>',
+    b'<!DOCTYPE lolz [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>',
+    b'<!DOCTYPE e [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>', b'<!DOCTYPE e SYSTEM "http://127.0.0.1:9/e.dtd">',
+    b'<!DOCTYPE e [<!ENTITY % p SYSTEM "http://127.0.0.1:9/p.dtd"> %p;]>', b"<!doctype ERROR>", b"<!DocType e [ ]>",
+    b'<?xml-stylesheet href="x.xsl"?>', b"<!-- <!DOCTYPE in a comment> -->", b"<!---->" * 1000, b" \t\r\n" * 1000,
+]  # fmt: skip
+XML_SPANS: list[bytes] = [
+    b"&xxe;", b"&lol;", b"&amp;", b"&#0;", b"&#x110000;", b"&#99999999999;", b"&#x41;", b"&lt;" * 10_000, b"&",
+    b"<![CDATA[<Code>x</Code>]]>", b"<![CDATA[", b"]]>", b"<!-- c -->", b"<!--", b"<?pi x?>", b"<Code>Throttling</Code>",
+    b"<Code></Code>", b"<Code/>", b"<Message>" + b"m" * 70_000 + b"</Message>", b"<a>" * 40 + b"</a>" * 40, b"<a>" * 5_000,
+    b'<x xmlns="urn:evil" xmlns:p="urn:p">', b"<p:Code>", b"</Error>", b"<Error>", b"\x00", b"\xff\xfe", b"\xed\xa0\x80",
+    b"\r\n", b'"', b"'", b"<Code>a\r\nSet-Cookie: x=1</Code>", b"<RequestId>\x1b[31m</RequestId>", b"<Errors>" * 100,
+]  # fmt: skip
+
+
+def mutate_xml(draw: Callable, data: bytes) -> bytes:
+    """XML after one structural mutation: a hostile prolog, a hostile span at a tag
+    boundary, an element's text replaced, an element repeated, or a byte mutation."""
+    op = draw(st.integers(0, 4))
+    tags = [m.start() for m in re.finditer(rb"<", data)] or [0]
+    if op == 0:
+        return pick(draw, XML_PROLOGS) + data
+    if op == 1:
+        at = pick(draw, tags)
+        return data[:at] + pick(draw, XML_SPANS) + data[at:]
+    if op == 2:
+        texts = [m.span(1) for m in re.finditer(rb">([^<]+)<", data)]
+        if texts:
+            start, end = pick(draw, texts)
+            value = hostile_value(draw)
+            text = value.text if isinstance(value, Raw) else str(value).encode("utf-8", "surrogatepass")
+            return data[:start] + text + data[end:]
+    if op == 3:
+        elements = [m.group() for m in re.finditer(rb"<([A-Za-z]+)>[^<]*</\1>", data)]
+        if elements:
+            element = pick(draw, elements)
+            at = pick(draw, tags)
+            return data[:at] + element * draw(st.sampled_from((2, 64, 10_000))) + data[at:]
+    return mutate_bytes(draw, data)
+
+
+def _is_json_dialect(dialect: str) -> bool:
+    return dialect in dialects.names() and dialects.get(dialect).form == "json"
+
+
 def mutate(draw: Callable, dialect: str, data: bytes) -> bytes:
-    """One mutation suited to a file of `dialect` (or a generic one)."""
+    """One mutation suited to a file of `dialect` (or a generic one). Which dialects are
+    JSON comes from the registry, so a dialect registered later gets JSON mutations."""
     if draw(st.integers(0, 3)) == 0:
         return mutate_bytes(draw, data)
-    if dialect in ("problem", "google", "status-json", "stripe"):
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<") and not dialect.startswith("http"):
+        return mutate_xml(draw, data)  # aws's XML (and any other markup a capture holds)
+    if _is_json_dialect(dialect) or dialect == "unknown":
         obj = _parse_json(data)
         if obj is not None:
             return mutate_json_tree(draw, obj)
@@ -618,8 +708,10 @@ def mutate(draw: Callable, dialect: str, data: bytes) -> bytes:
 
 @st.composite
 def inputs(draw: Callable) -> tuple[str, bytes]:
-    """A golden file of some dialect after one to three mutations (or a splice)."""
-    dialect, data = pick(draw, SEEDS)
+    """A seed file of some dialect after one to three mutations (or a splice). The
+    dialect is drawn first, then one of its seeds, so that a dialect with five captures
+    is as often the start as one with seventy golden files."""
+    dialect, data = pick(draw, pick(draw, SEED_GROUPS))
     if draw(st.integers(0, 9)) == 0:  # a splice with a file of another dialect
         other_dialect, other = pick(draw, [s for s in SEEDS if s[0] != dialect])
         data = data[: draw(st.integers(0, len(data)))] + other[draw(st.integers(0, len(other))) :]
@@ -647,6 +739,28 @@ def as_pairs(data: bytes) -> list[tuple[str, str | bytes]] | None:
                 pass
         pairs.append((key, value))
     return pairs or None
+
+
+_FULL: dict[str, Any] = {}
+_SCALED = ("SIZES", "DEPTHS", "LIST_COUNTS", "REPEATS", "HOSTILE_NUMBERS", "HOSTILE_STRINGS", "HOSTILE_HEADERS",
+           "HOSTILE_STATUS_LINES", "HOSTILE_VAGUE_BODIES", "XML_PROLOGS", "XML_SPANS")  # fmt: skip
+SMALL = 4096
+
+
+def set_large(large: bool) -> None:
+    """With `large` off, every hostile value, span and repeat is kept under SMALL bytes,
+    so that an input costs about a millisecond to decode in every dialect: a long run
+    (fuzz/long_run.py) spends most of its time on many small inputs and some of it on
+    the enormous ones, which the test suite runs every time."""
+    if not _FULL:
+        _FULL.update({name: globals()[name] for name in _SCALED})
+    for name, full in _FULL.items():
+        if large:
+            globals()[name] = full
+        elif isinstance(full[0], int) and not isinstance(full, list):
+            globals()[name] = tuple(n for n in full if n <= SMALL // 4)
+        else:
+            globals()[name] = [v for v in full if len(emit(v) if not isinstance(v, bytes) else v) <= SMALL]
 
 
 def random_seed_input(rng: random.Random) -> tuple[str, bytes]:

@@ -553,7 +553,13 @@ def read(code: Any, details: str | bytes | None, trailing_metadata: Any, reading
     limits = reading.limits
     values: dict[str, str | bytes] = {}
     total = 0
-    for pair in trailing_metadata or ():
+    if details is not None and not isinstance(details, (str, bytes)):
+        raise DecodeError(f"the gRPC message is text or bytes, got {shorten(details)}")
+    try:
+        pairs = iter(trailing_metadata or ())
+    except TypeError:  # an int, an object: no form of metadata at all
+        raise DecodeError(f"trailers are (key, value) pairs, got {shorten(trailing_metadata)}") from None
+    for pair in pairs:
         try:
             key, value = pair
         except (TypeError, ValueError):
@@ -579,6 +585,8 @@ def read(code: Any, details: str | bytes | None, trailing_metadata: Any, reading
         grpc_code = number if number is not None and 0 <= number <= 16 else 2
     if isinstance(details, bytes):
         details = details.decode("utf-8", "replace")
+    elif details and not details.isascii():
+        details = _SURROGATE.sub("\ufffd", details)  # a lone surrogate no Status can hold: U+FFFD, as percent_decode reads it
     message = details or None
 
     pushback = values.get(PUSHBACK_KEY)

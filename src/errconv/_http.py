@@ -191,6 +191,10 @@ def _headers(headers: Any, limits: Limits) -> Headers:
         items = headers.items()
     else:
         items = headers
+    try:
+        items = iter(items)
+    except TypeError:  # an int, an object: no form of headers at all
+        raise DecodeError(f"headers are (name, value) pairs or a mapping, got {shorten(headers)}") from None
     out = []
     for pair in items:
         try:

@@ -42,6 +42,8 @@ import binascii
 import re
 from typing import Any
 
+from google.protobuf import message as _message
+
 from .._errors import DecodeError, shorten
 from .._fault import Fault
 from .._limits import Limits
@@ -195,7 +197,10 @@ def _debug_of(url: str, packed: bytes) -> Any:
     same detail always renders alike, maps sorted as protobuf writes them); None for
     bytes of a type errconv does not know."""
     if url == _OPAQUE_URL:
-        msg = _problem_pb2.OpaqueDetail.FromString(packed)
+        try:
+            msg = _problem_pb2.OpaqueDetail.FromString(packed)
+        except _message.DecodeError:  # JSON nested past protobuf's depth limit: it travels without a debug rendering
+            return None
         out: dict[str, Any] = {}
         if msg.type_url:
             out["typeUrl"] = msg.type_url

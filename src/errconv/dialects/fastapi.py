@@ -82,7 +82,7 @@ def _is_item(item: Any) -> bool:
 def field_of(loc: list[Any], type_: Any) -> str:
     """The field a Pydantic `loc` names, as Pydantic prints it: the location word FastAPI
     puts first dropped, the rest joined with dots (`0.age`, `q.0`)."""
-    if type_ in _NO_FIELD_TYPES:
+    if type(type_) is str and type_ in _NO_FIELD_TYPES:  # a `type` of another JSON type is no Pydantic type (and may not hash)
         return ""
     parts = [p for p in loc if (type(p) is str or type(p) is int)]
     if len(parts) != len(loc) or not parts:

@@ -14,12 +14,15 @@ import msgspec
 
 from .._errors import DecodeError
 from .._fault import Fault
+from .._limits import MAX_RETRY_AFTER_SECONDS
 from ._base import CERTAIN, Dialect, HttpInfo
 from ._common import Reading, Writing
+from ._schema import check_depth
 
 __all__ = ["FaultDialect"]
 
 _FIELDS = frozenset(f for f in Fault.__struct_fields__ if f != "origin")
+_TEXT = ("code", "domain", "title", "detail", "type", "instance", "param", "blocked_by", "unblock_with")
 
 
 class FaultDialect(Dialect):
@@ -47,6 +50,24 @@ class FaultDialect(Dialect):
             raise DecodeError(f"not an errconv fault: {str(exc)[:100]}") from None
         if fault.origin is not None:
             raise DecodeError("not an errconv fault: `origin` is not part of the model's JSON")
+        # The types are the model's; the ranges and the nesting are what every decoder
+        # guarantees of a Fault (and what its writers' readers will hold it to).
+        limit = reading.limits.max_depth
+        check_depth(value.get("extensions"), limit)
+        check_depth(value.get("alternatives"), limit)
+        for detail in value.get("details") or ():
+            if type(detail) is dict:
+                check_depth(detail.get("fields"), limit)
+        if not 100 <= fault.status <= 599:
+            raise DecodeError(f"not an errconv fault: status {fault.status} is not an HTTP status (100 to 599)")
+        if not 0 <= fault.grpc_code <= 16:
+            raise DecodeError(f"not an errconv fault: grpc_code {fault.grpc_code} is not a google.rpc.Code (0 to 16)")
+        empty = {name: None for name in _TEXT if getattr(fault, name) == ""}
+        if empty:
+            fault = fault.replace(**empty)  # "" says nothing, as Fault.build and every other decoder read it
+        delay = fault.retry_after_seconds
+        if delay is not None and not 0 <= delay <= MAX_RETRY_AFTER_SECONDS:
+            fault = fault.replace(retry_after_seconds=min(max(delay, 0), MAX_RETRY_AFTER_SECONDS))  # as every decoder caps it
         if reading.seen is not None:
             reading.saw("body", "", "fault")
             for name in ("next_step", "alternatives", "alternatives_truncated"):

@@ -55,7 +55,7 @@ from typing import Any
 from .._errors import DecodeError, shorten
 from .._fault import METADATA_RESERVED, Fault, Violation
 from .._limits import MAX_RETRY_AFTER_SECONDS
-from ..codes import CODE_BY_NAME, REASON_PHRASES, Code, NextStep, code_for_http
+from ..codes import CODE_BY_NAME, REASON_PHRASES, Code, NextStep, code_for_http, http_for_code
 from ..details import DebugInfo, LocalizedMessage, RetryInfo
 from ._base import CERTAIN, LIKELY, STRONG, WEAK, Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading, Writing, capped_delay, seconds_from_nanos, whole_seconds, write_json
@@ -389,6 +389,9 @@ def _decode(value: Any, reading: Reading) -> Fault:
         status = None
     if grpc_name is not _MISSING:
         grpc_code = CODE_BY_NAME[grpc_name]
+        if status is None:  # a gRPC code errconv wrote, beside no status it could read: the status it implies
+            status = http_for_code(grpc_code)
+            reading.inferred += ("status",)
     elif status is not None:
         grpc_code = code_for_http(status)
         reading.inferred += ("grpc_code",)

@@ -368,7 +368,9 @@ class OpenAI(Dialect):
         if metadata:
             inner["metadata"] = metadata
         for name, item in fault.extensions.items():
-            if name not in _OWN_SET:  # never over one of the members above
+            # Never over one of the members above, and never `root_cause`: an error object
+            # holding one is Elasticsearch's, so the body would read back as that dialect.
+            if name not in _OWN_SET and name != "root_cause":
                 inner[name] = item
         return write_json({"error": inner})
 

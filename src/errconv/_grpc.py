@@ -524,7 +524,7 @@ def _code_number(code: Any) -> int | None:
 
 def from_grpc(
     code: Any,
-    details: str | bytes | None = None,
+    details: Any = None,  # text, bytes or None; Any, so that a compiled build checks it inside
     trailing_metadata: Any = (),
     *,
     limits: Limits = DEFAULT_LIMITS,
@@ -546,7 +546,7 @@ def from_grpc(
     return read(code, details, trailing_metadata, reading, strict=False)
 
 
-def read(code: Any, details: str | bytes | None, trailing_metadata: Any, reading: Reading, *, strict: bool = True) -> Fault:
+def read(code: Any, details: Any, trailing_metadata: Any, reading: Reading, *, strict: bool = True) -> Fault:
     """from_grpc's work, with a Reading in hand. Not `strict` (a call that ended, whose
     code and message grpcio has read already): details that do not parse are noted in
     the origin, and the fault is made from the code and message."""

@@ -512,7 +512,7 @@ def strongest_of(candidates: tuple[Dialect, ...], value: Any, raw: bytes, http: 
 def from_http(
     status: int | Any,
     headers: Any = (),
-    body: bytes | str = b"",
+    body: Any = b"",  # bytes or text; Any, so that a compiled build checks it here, not at the call
     *,
     limits: Limits = DEFAULT_LIMITS,
     now: float | Callable[[], float] | None = None,
@@ -544,7 +544,7 @@ def from_http(
     return read(status, fields, raw, Reading(limits, now=now, dialect="http", trace=trace, size=size))
 
 
-def _bytes(body: bytes | str, limits: Limits) -> bytes:
+def _bytes(body: Any, limits: Limits) -> bytes:
     if isinstance(body, str):
         try:
             body = body.encode("utf-8")
@@ -552,10 +552,10 @@ def _bytes(body: bytes | str, limits: Limits) -> bytes:
             raise DecodeError("the body text holds a lone surrogate; give the body as bytes") from None
     if not isinstance(body, (bytes, bytearray, memoryview)):
         raise DecodeError(f"the body is bytes or text, got {type(body).__name__}")
-    body = bytes(body)
-    if len(body) > limits.max_bytes:
-        raise DecodeError(f"the body is {len(body)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
-    return body
+    data = bytes(body)
+    if len(data) > limits.max_bytes:
+        raise DecodeError(f"the body is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+    return data
 
 
 def read(status: Any, headers: Headers, body: bytes, reading: Reading) -> Fault:

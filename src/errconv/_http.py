@@ -196,6 +196,9 @@ def _headers(headers: Any, limits: Limits) -> Headers:
     except TypeError:  # an int, an object: no form of headers at all
         raise DecodeError(f"headers are (name, value) pairs or a mapping, got {shorten(headers)}") from None
     out = []
+    # Any, declared: a compiled build infers a pair's type from the mapping branch and would
+    # check each item against it (TypeError) before the checks below could say DecodeError.
+    pair: Any
     for pair in items:
         try:
             name, value = pair

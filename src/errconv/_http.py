@@ -196,14 +196,13 @@ def _headers(headers: Any, limits: Limits) -> Headers:
     except TypeError:  # an int, an object: no form of headers at all
         raise DecodeError(f"headers are (name, value) pairs or a mapping, got {shorten(headers)}") from None
     out = []
-    # Any, declared: a compiled build infers a pair's type from the mapping branch and would
-    # check each item against it (TypeError) before the checks below could say DecodeError.
-    pair: Any
+    pair: Any  # (mypy would infer the mapping branch's tuple, and a compiled build check it)
     for pair in items:
-        try:
-            name, value = pair
-        except (TypeError, ValueError):
-            raise DecodeError(f"headers are (name, value) pairs, got {shorten(pair)}") from None
+        # Checked, then indexed: compiled, unpacking a value that is no tuple raises TypeError
+        # (and a two-letter string is no pair either way).
+        if type(pair) is not tuple and type(pair) is not list or len(pair) != 2:
+            raise DecodeError(f"headers are (name, value) pairs, got {shorten(pair)}")
+        name, value = pair[0], pair[1]
         if isinstance(name, bytes):
             name = name.decode("latin-1")
         if isinstance(value, bytes):

@@ -191,13 +191,15 @@ def _headers(headers: Any, limits: Limits) -> Headers:
         items = headers.items()
     else:
         items = headers
+    # Any, declared: mypy would infer the mapping branch's pairs, and a compiled build would
+    # check every item as a tuple (TypeError) before the checks below could say DecodeError.
+    every: Any
     try:
-        items = iter(items)
+        every = iter(items)
     except TypeError:  # an int, an object: no form of headers at all
         raise DecodeError(f"headers are (name, value) pairs or a mapping, got {shorten(headers)}") from None
     out = []
-    pair: Any  # (mypy would infer the mapping branch's tuple, and a compiled build check it)
-    for pair in items:
+    for pair in every:
         # Checked, then indexed: compiled, unpacking a value that is no tuple raises TypeError
         # (and a two-letter string is no pair either way).
         if type(pair) is not tuple and type(pair) is not list or len(pair) != 2:

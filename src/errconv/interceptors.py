@@ -491,6 +491,14 @@ class ClientInterceptor(
                 guarded = (details.method, request)
         return Attempts(self.retry, self.guard, guarded, getattr(details, "timeout", None))
 
+    def _streamed(self, details: Any, request_iterator: Any) -> tuple[Callable[[], Any], Attempts, bool]:
+        """A client-streaming call's requests, its attempts, and whether it may be retried:
+        only requests that can be replayed (a list, a tuple) are sent again."""
+        if replayable(request_iterator):
+            requests = request_iterator
+            return (lambda: iter(requests)), self._attempts(details, lambda: requests_key(requests, self.request_key)), True
+        return (lambda: request_iterator), self._attempts(details, None), False
+
     # ------------------------------------------------------------------ response: one message
 
     def intercept_unary_unary(self, continuation: Callable[..., Any], client_call_details: Any, request: Any) -> Any:
@@ -498,12 +506,7 @@ class ClientInterceptor(
         return self._unary_response(continuation, client_call_details, lambda: request, attempts, True)
 
     def intercept_stream_unary(self, continuation: Callable[..., Any], client_call_details: Any, request_iterator: Any) -> Any:
-        if replayable(request_iterator):
-            requests = request_iterator
-            attempts = self._attempts(client_call_details, lambda: requests_key(requests, self.request_key))
-            return self._unary_response(continuation, client_call_details, lambda: iter(requests), attempts, True)
-        attempts = self._attempts(client_call_details, None)
-        return self._unary_response(continuation, client_call_details, lambda: request_iterator, attempts, False)
+        return self._unary_response(continuation, client_call_details, *self._streamed(client_call_details, request_iterator))
 
     def _unary_response(self, continuation: Callable[..., Any], details: Any, requests: Callable[[], Any], attempts: Attempts, retryable: bool) -> Any:
         try:
@@ -534,12 +537,7 @@ class ClientInterceptor(
         return self._stream_response(continuation, client_call_details, lambda: request, attempts, True)
 
     def intercept_stream_stream(self, continuation: Callable[..., Any], client_call_details: Any, request_iterator: Any) -> Any:
-        if replayable(request_iterator):
-            requests = request_iterator
-            attempts = self._attempts(client_call_details, lambda: requests_key(requests, self.request_key))
-            return self._stream_response(continuation, client_call_details, lambda: iter(requests), attempts, True)
-        attempts = self._attempts(client_call_details, None)
-        return self._stream_response(continuation, client_call_details, lambda: request_iterator, attempts, False)
+        return self._stream_response(continuation, client_call_details, *self._streamed(client_call_details, request_iterator))
 
     def _stream_response(self, continuation: Callable[..., Any], details: Any, requests: Callable[[], Any], attempts: Attempts, retryable: bool) -> Any:
         try:

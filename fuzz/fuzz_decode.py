@@ -32,7 +32,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 with atheris.instrument_imports(include=["errconv"]):
     import errconv
-    from errconv import _api, dialects
+    from errconv import dialects
+    from errconv._pipeline import api as _api
 
     dialects.names()  # the registry loads every dialect module now, inside the block, so they are instrumented too
     import errconv.gateway  # noqa: F401  (to_http's error kinds, imported lazily otherwise)

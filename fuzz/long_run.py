@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import test_fuzz as tf  # noqa: E402
-from errconv import _api  # noqa: E402
+from errconv._pipeline import api as _api  # noqa: E402
 import fuzz_inputs  # noqa: E402
 from fuzz_inputs import inputs  # noqa: E402
 

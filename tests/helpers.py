@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import errconv
-from errconv._api import detail_name as _detail_name
+from errconv._pipeline.api import detail_name as _detail_name
 
 FIELDS = [f for f in errconv.Fault.__struct_fields__ if f != "origin"]
 

@@ -11,7 +11,6 @@ compared with the pure build's, run in a subprocess from a copy of the Python so
 
 from __future__ import annotations
 
-import ast
 import base64
 import importlib.machinery
 import importlib.util
@@ -35,16 +34,13 @@ FUZZ_INPUTS = int(os.environ.get("ERRCONV_EQUIVALENCE_INPUTS", "300"))
 
 
 def compiled_list() -> tuple[str, ...]:
-    """setup.py's COMPILED, as module names."""
-    tree = ast.parse((ROOT / "setup.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "COMPILED" for t in node.targets):
-            paths = ast.literal_eval(node.value)
-            break
-    else:
-        raise AssertionError("setup.py has no COMPILED list")
+    """The modules setup.py compiles (its compiled_modules()), as module names."""
+    spec = importlib.util.spec_from_file_location("errconv_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)
     names = []
-    for path in paths:
+    for path in setup.compiled_modules():
         parts = pathlib.PurePosixPath(path).with_suffix("").parts
         names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return tuple(names)
@@ -81,7 +77,7 @@ def test_compiled_says_which_build_runs() -> None:
     modules = errconv_modules()
     compiled = {name for name, module in modules.items() if is_extension(module)}
     if errconv.__compiled__:
-        assert compiled == set(compiled_list()), "the compiled build is not what setup.py's COMPILED lists"
+        assert compiled == set(compiled_list()), "the compiled build is not what setup.py's compiled_modules() finds"
     else:
         assert compiled == set(), f"the pure build runs extension modules: {sorted(compiled)}"
 

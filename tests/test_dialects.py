@@ -11,7 +11,7 @@ import pytest
 import errconv
 from errconv import Code, Fault, NextStep
 from errconv.details import RequestInfo
-from errconv._grpc import from_text, percent_decode, percent_encode
+from errconv.dialects.grpc import from_text, percent_decode, percent_encode
 
 
 def problem(obj: dict) -> Fault:
@@ -376,8 +376,8 @@ def test_status_details_in_json_are_the_detail_structs_written_out() -> None:
     from errconv import details as d
     from errconv.dialects._common import write_json
     from errconv.dialects._status import status_items, status_items_json
-    from errconv.dialects._schema import item_to_json
-    from errconv._fault import Violation
+    from errconv._model.schema import item_to_json
+    from errconv._model.fault import Violation
 
     bad_request = d.BadRequest(field_violations=(d.FieldViolation(field="f", reason="R"),))
     faults = [gc.load_fault(case) for case in gc.cases()] + [
@@ -427,8 +427,8 @@ def test_the_usual_http_head_reads_as_the_general_parser_reads_it() -> None:
     import pathlib
     import random
 
-    from errconv import _http as h
-    from errconv._limits import DEFAULT_LIMITS
+    from errconv.dialects import http as h
+    from errconv._model.limits import DEFAULT_LIMITS
 
     golden = pathlib.Path(__file__).resolve().parent.parent / "golden"
 

@@ -37,11 +37,11 @@ from hypothesis import strategies as st
 
 import errconv
 import golden_corpus as gc
-from errconv import _api
+from errconv._pipeline import api as _api
 from errconv import _cli as cli
 from errconv import dialects
-from errconv._grpc import DETAILS_KEY, from_text, percent_decode, percent_encode, to_text
-from errconv._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS
+from errconv.dialects.grpc import DETAILS_KEY, from_text, percent_decode, percent_encode, to_text
+from errconv._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS
 from fuzz_inputs import as_pairs, inputs, seed_dialect
 from helpers import assert_same_except
 

@@ -17,7 +17,7 @@ import errconv
 import errconv.gateway
 import golden_corpus as gc
 from errconv import dialects
-from errconv._negotiate import parse_accept
+from errconv._pipeline.negotiate import parse_accept
 from errconv.gateway import ProblemMiddleware, fault_of
 
 FAULTS = {c.name: gc.load_fault(c) for c in gc.cases()}

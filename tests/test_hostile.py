@@ -20,11 +20,11 @@ from google.rpc import error_details_pb2 as ed
 from google.rpc import status_pb2
 
 import errconv
-from errconv import _api
+from errconv._pipeline import api as _api
 from errconv import _cli as cli
 from errconv.details import BadRequest, DebugInfo, FieldViolation, Help, Link, RawDetail, RequestInfo, RetryInfo
-from errconv._grpc import percent_decode, percent_encode, trailers_for
-from errconv._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS
+from errconv.dialects.grpc import percent_decode, percent_encode, trailers_for
+from errconv._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS
 from errconv._proto.errconv.v1 import problem_pb2
 
 NOW = 1_800_000_000.0

@@ -37,7 +37,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 import errconv
-from errconv._limits import MAX_RETRY_AFTER_SECONDS
+from errconv._model.limits import MAX_RETRY_AFTER_SECONDS
 from errconv.interceptors import ClientInterceptor, FaultRpcError, ServerInterceptor
 from errconv.retry import RetryPolicy, VirtualClock
 

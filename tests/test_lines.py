@@ -28,8 +28,8 @@ import errconv
 import golden_corpus as gc
 from errconv import _cli as cli
 from errconv import dialects
-from errconv._fault import Fault, Violation
-from errconv._lines import _EXACT_MEMBERS, LossCache, shape
+from errconv._model.fault import Fault, Violation
+from errconv._cli.lines import _EXACT_MEMBERS, LossCache, shape
 from errconv.codes import code_name, reason_phrase
 from errconv.details import LocalizedMessage
 from fuzz_inputs import inputs
@@ -276,7 +276,7 @@ def _run(*args: str) -> tuple[int, bytes, bytes]:
 
 @pytest.mark.parametrize("args", [("--to", "google"), ("--to", "stripe", "--strict"), ("--to", "status")])
 def test_jobs_write_what_one_process_writes(tmp_path: pathlib.Path, args: tuple[str, ...]) -> None:
-    from errconv import _lines
+    from errconv._cli import lines as _lines
 
     path = tmp_path / "mixed.jsonl"
     count = 3 * _lines.CHUNK_LINES + 123  # several shares each for two processes
@@ -318,7 +318,7 @@ def _main(argv: list[str], stdin: bytes = b"") -> tuple[int, bytes, str]:
 def test_lines_are_read_as_readline_reads_them() -> None:
     # numbered() reads blocks, not lines: every split and the size limit land where a
     # readline loop puts them, whatever the block size and however the input trickles in.
-    from errconv._lines import numbered
+    from errconv._cli.lines import numbered
 
     limit = errconv.Limits().max_bytes
 

@@ -41,8 +41,8 @@ import errconv
 from errconv import details as d
 from errconv.codes import Code, NextStep, infer_next_step
 from errconv import dialects
-from errconv._fault import METADATA_RESERVED, Fault, Violation
-from errconv._grpc import from_text
+from errconv._model.fault import METADATA_RESERVED, Fault, Violation
+from errconv.dialects.grpc import from_text
 
 # --------------------------------------------------------------------------- settings
 
@@ -450,7 +450,7 @@ def test_stripe_loses_only_what_it_has_no_home_for(fault: Fault) -> None:
     for dialect in ("stripe", "http+stripe"):
         lost = errconv.losses(fault, dialect)
         may_lose = set(STRIPE_CANNOT_CARRY)
-        may_lose.update(f"details.{errconv._api.detail_name(x)}" for x in fault.details)
+        may_lose.update(f"details.{errconv._pipeline.api.detail_name(x)}" for x in fault.details)
         may_lose.add("details")
         if fault.detail is None and fault.title is not None:
             may_lose.add("detail")  # the title travels as `message`, which reads back as the detail
@@ -514,7 +514,7 @@ def objects(members: dict[str, st.SearchStrategy[Any]], extra: st.SearchStrategy
 
 
 def _detail_json(item: Any) -> dict[str, Any]:
-    from errconv.dialects._schema import item_to_json
+    from errconv._model.schema import item_to_json
 
     return item_to_json(item)
 
@@ -645,7 +645,7 @@ def _detail_any(value: dict[str, Any]) -> Any:
     """A JSON detail packed as a protobuf Any, the way errconv would pack it (or raw when it cannot)."""
     from google.protobuf import any_pb2
 
-    from errconv.dialects._schema import item_from_json, pack_item
+    from errconv._model.schema import item_from_json, pack_item
 
     try:
         type_url, packed = pack_item(item_from_json(value, errconv.Limits()))
@@ -671,7 +671,7 @@ def status_messages(draw: st.DrawFn) -> bytes:
 
 @st.composite
 def trailer_pairs(draw: st.DrawFn) -> list[tuple[str, str | bytes]]:
-    from errconv._grpc import percent_encode
+    from errconv.dialects.grpc import percent_encode
 
     pairs: list[tuple[str, str | bytes]] = []
     pairs.append(("grpc-status", draw(st.sampled_from([str(c) for c in range(17)] + ["99", "-1", "abc", ""]))))
@@ -938,9 +938,9 @@ _wire_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 def test_the_status_errconv_writes_out_is_the_one_protobuf_writes(reason, domain, metadata, nanos, code, message, extra) -> None:
     # _grpc writes ErrorInfo, RetryInfo and the Status envelope as bytes itself (every
     # failed call of an intercepted server does): byte for byte what protobuf writes.
-    from errconv._grpc import pack, status_bytes
+    from errconv.dialects.grpc import pack, status_bytes
     from errconv.details import ErrorInfo, RetryInfo
-    from errconv.dialects._schema import pack_item
+    from errconv._model.schema import pack_item
     from errconv.dialects.status import status_message
 
     for item in (ErrorInfo(reason=reason, domain=domain, metadata=metadata), RetryInfo(retry_delay_nanos=nanos)):

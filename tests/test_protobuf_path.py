@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import errconv
 from errconv._proto.errconv.v1 import problem_pb2
 from errconv.details import ErrorInfo, QuotaFailure, QuotaViolation, RawDetail, RetryInfo
-from errconv.dialects._schema import (
+from errconv._model.schema import (
     MAX_DURATION_SECONDS,
     ProblemInfo,
     check_depth,
@@ -331,7 +331,7 @@ def test_a_struct_takes_subclasses_and_tuples_as_json() -> None:
 
 @pytest.mark.parametrize("count", [0, 1, 2, 5])
 def test_a_detail_with_a_map_is_written_sorted_whatever_its_order(count: int) -> None:
-    from errconv.dialects._schema import pack_item
+    from errconv._model.schema import pack_item
 
     keys = [f"k{i}" for i in range(count)]
     for order in (keys, keys[::-1]):
@@ -362,7 +362,7 @@ def test_a_detail_with_a_map_is_written_sorted_whatever_its_order(count: int) ->
     ],
 )
 def test_an_opaque_detail_reads_as_its_members_read_as_json(inner: str, members: dict[str, Any]) -> None:
-    from errconv.dialects._schema import item_from_json
+    from errconv._model.schema import item_from_json
 
     msg = problem_pb2.OpaqueDetail(type_url=inner)
     msg.fields.CopyFrom(python_to_struct(members))

@@ -6,8 +6,8 @@ import calendar
 
 import pytest
 
-from errconv._limits import MAX_RETRY_AFTER_SECONDS
-from errconv._retry_after import format_retry_after, parse_http_date, parse_retry_after
+from errconv._model.limits import MAX_RETRY_AFTER_SECONDS
+from errconv._model.retry_after import format_retry_after, parse_http_date, parse_retry_after
 
 NOW = float(calendar.timegm((1994, 11, 6, 8, 49, 7)))  # 30 s before the RFC's example date
 

@@ -7,7 +7,7 @@ import pytest
 
 import errconv
 from errconv.retry import RetryPolicy, VirtualClock
-from errconv._simulate import (
+from errconv._cli.simulate import (
     FAILURES,
     FAULTS,
     POLICIES,
@@ -117,8 +117,8 @@ def test_docstring_examples_run() -> None:
 
     import errconv.lint
     import errconv.retry
-    import errconv._simulate
+    import errconv._cli.simulate
 
-    for module in (errconv.retry, errconv.lint, errconv._simulate):
+    for module in (errconv.retry, errconv.lint, errconv._cli.simulate):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -25,13 +25,14 @@ private.
 
 import importlib.machinery as _machinery
 
-from . import _api
-from ._api import convert, decode, detect, encode, losses
-from ._errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
-from ._fault import Fault, Origin, Violation
-from ._grpc import GrpcStatus, from_grpc, to_grpc
-from ._http import HttpResponse, from_http, to_http
-from ._limits import Limits
+from ._pipeline import api as _api
+from ._pipeline.api import convert, decode, detect, encode, losses
+from ._model.errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
+from ._model.fault import Fault, Origin, Violation
+from .dialects.grpc import GrpcStatus, from_grpc, to_grpc
+from ._pipeline.http import from_http, to_http
+from .dialects.http import HttpResponse
+from ._model.limits import Limits
 from .codes import Code, NextStep
 from .dialects import Dialect, names as dialect_names, register_dialect
 from .lint import Finding, lint_body, lint_paths

@@ -25,10 +25,10 @@ from typing import Any
 
 import msgspec
 
-from ._errors import FaultError, shorten
-from ._fault import Fault, Origin
-from ._grpc import DETAILS_KEY, PUSHBACK_KEY, _size, from_grpc, trailers_for
-from ._limits import DEFAULT_LIMITS, Limits
+from ._model.errors import FaultError, shorten
+from ._model.fault import Fault, Origin
+from .dialects.grpc import DETAILS_KEY, PUSHBACK_KEY, _size, from_grpc, trailers_for
+from ._model.limits import DEFAULT_LIMITS, Limits
 from .codes import NextStep
 from .details import DebugInfo
 from .dialects._status import without_debug

@@ -30,10 +30,10 @@ from typing import Any
 import grpc
 import grpc.aio
 
-from ._errors import FaultError
-from ._fault import Fault
+from ._model.errors import FaultError
+from ._model.fault import Fault
 from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, Outcome, ServerSide, call_fault, replayable, request_key, requests_key
-from ._limits import DEFAULT_LIMITS, Limits
+from ._model.limits import DEFAULT_LIMITS, Limits
 from .interceptors import _KINDS, _MAKERS, _streaming, _unary, _Wrapped, status_code
 from .retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 

@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from ._errors import FaultError
-from ._fault import Fault
-from ._grpc import GrpcStatus
+from ._model.errors import FaultError
+from ._model.fault import Fault
+from .dialects.grpc import GrpcStatus
 from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, Outcome, ServerSide, call_fault, replayable, request_key, requests_key
-from ._limits import DEFAULT_LIMITS, Limits
+from ._model.limits import DEFAULT_LIMITS, Limits
 from .retry import GuardRefused, RetryPolicy, TerminalGuard
 
 __all__ = ["ClientInterceptor", "FaultCallError", "FaultRpcError", "RefusedRpcError", "ServerInterceptor"]

@@ -27,11 +27,11 @@ from typing import Any
 
 import msgspec
 
-from ._api import decode_for_lint, detect
-from ._errors import DecodeError, shorten
-from ._fault import MAX_ALTERNATIVES, REASON_MAX, REASON_RE, Fault
-from ._http import looks_like_http
-from ._limits import DEFAULT_LIMITS, Limits
+from ._pipeline.api import decode_for_lint, detect
+from ._model.errors import DecodeError, shorten
+from ._model.fault import MAX_ALTERNATIVES, REASON_MAX, REASON_RE, Fault
+from .dialects.http import looks_like_http
+from ._model.limits import DEFAULT_LIMITS, Limits
 from .codes import Code, NextStep
 
 __all__ = ["ERROR", "RULES", "WARNING", "Finding", "LintReport", "Rule", "expand_paths", "lint_body", "lint_paths"]

@@ -33,10 +33,10 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
-from ._errors import FaultError
+from ._model.errors import FaultError
 from .codes import NextStep
-from ._fault import Fault
-from ._limits import MAX_RETRY_AFTER_SECONDS
+from ._model.fault import Fault
+from ._model.limits import MAX_RETRY_AFTER_SECONDS
 
 __all__ = [
     "Clock",

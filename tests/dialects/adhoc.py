@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 import errconv
-from errconv import _api, dialects
+from errconv import dialects
+from errconv._pipeline import api as _api
 from helpers import assert_same_except
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "realworld"

@@ -25,7 +25,8 @@ from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
 
-from .._errors import DecodeError, ErrconvError, UnknownDialectError
+from .._model.errors import ContractError, DecodeError, ErrconvError, UnknownDialectError
+from .._model.fault import set_extension_check
 from ._base import CERTAIN, LIKELY, STRONG, WEAK, Dialect, HttpInfo
 from ._common import Headers, Reading, Writing
 
@@ -124,11 +125,7 @@ def _load() -> None:
 def _add(dialect: Dialect) -> None:
     global _reserved, _ranked
     _dialects[dialect.name] = dialect
-    if dialect.media_type is not None and dialect.encodes:
-        from .http import HttpBody
-
-        http = HttpBody(dialect)
-        _http[http.name] = http
+    _http.clear()
     _reserved = _ranked = None
     _forms.clear()
     _media.clear()
@@ -170,7 +167,7 @@ def unregister_dialect(name: str) -> None:
     with _lock:
         _ensure()
         _dialects.pop(name, None)
-        _http.pop(f"http+{name}", None)
+        _http.clear()
         _reserved = _ranked = None
         _forms.clear()
         _media.clear()
@@ -184,7 +181,21 @@ def registered() -> tuple[Dialect, ...]:
 def names() -> tuple[str, ...]:
     """Every dialect name `encode` and `decode` take: the registered dialects, then the
     `http+<name>` forms."""
-    return (*_ensure(), *_http)
+    return (*_ensure(), *_http_forms())
+
+
+def _http_forms() -> dict[str, Dialect]:
+    """`http+<name>` for every registered dialect with a media type that encodes, made by
+    the dialect of form `http` (its `body_form`); built when first asked for."""
+    if not _http:
+        with _lock:
+            wrapper = next((d for d in _ensure().values() if d.form == "http"), None)
+            if wrapper is not None:
+                for dialect in tuple(_dialects.values()):
+                    if dialect.media_type is not None and dialect.encodes and dialect is not wrapper:
+                        form = wrapper.body_form(dialect)
+                        _http[form.name] = form
+    return _http
 
 
 def ranked() -> tuple[Dialect, ...]:
@@ -210,7 +221,7 @@ def get(name: str) -> Dialect:
     if not _loaded:
         _load()
     try:
-        return _dialects.get(name) or _http[name]
+        return _dialects.get(name) or _http_forms()[name]
     except (KeyError, TypeError):
         pass
     known = names()
@@ -230,6 +241,21 @@ def reserved_names() -> dict[str, str]:
                 found.setdefault(member, dialect.name)
         _reserved = found
     return found
+
+
+def check_extensions(extensions: dict[str, Any]) -> None:
+    """Refuse an extension member named like a registered dialect's own member, where it
+    would not come back as an extension (`Fault.build` asks this)."""
+    reserved = reserved_names()
+    for key in extensions:
+        if key in reserved:
+            raise ContractError(
+                f"extension member {key!r} is a member name of the {reserved[key]} dialect, where it would not come "
+                "back as an extension; set the field of that meaning or pick another name"
+            )
+
+
+set_extension_check(check_extensions)
 
 
 def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] | tuple[Dialect, ...]) -> Dialect | None:

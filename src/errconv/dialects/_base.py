@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .._errors import DecodeError
-from .._fault import Fault
+from .._model.errors import DecodeError
+from .._model.fault import Fault
 from ._common import Headers, Reading, Writing, has_long_digit_run, read_json
 
 __all__ = ["CERTAIN", "Dialect", "HttpInfo", "LIKELY", "STRONG", "WEAK", "decode_json", "liberal"]
@@ -127,6 +127,11 @@ class Dialect:
         """The JSON body inside `body` when its media type frames it (a stream of
         envelopes), or None for a body that is not framed."""
         return None
+
+    def body_form(self, body: Dialect) -> Dialect:
+        """For the dialect of form `http` (a whole response): the `http+<name>` dialect
+        whose body is in `body`. The registry asks it for every dialect with a media type."""
+        raise NotImplementedError(f"{self.name} wraps no other dialect")
 
     @property
     def module(self) -> str:

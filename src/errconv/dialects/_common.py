@@ -12,9 +12,10 @@ from typing import Any
 
 import msgspec
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Origin
-from .._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Origin
+from .._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
+from .._model.schema import beyond_double
 from ..codes import Code, NextStep, infer_next_step
 
 __all__ = [
@@ -84,25 +85,6 @@ def has_long_digit_run(data: bytes | str) -> bool:
     if b"00" not in raw[153::154].translate(_DIGIT_MAP):
         return False
     return _LONG_RUN in raw.translate(_DIGIT_MAP)
-
-
-def beyond_double(obj: Any) -> int | None:
-    """An integer in `obj` (JSON arrays and objects) that no JSON double holds, or None."""
-    stack = [obj]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-        elif isinstance(node, int) and abs(node) > _DOUBLE_MAX:
-            return node
-    return None
-
-
-# The largest double, as the integer it is: compiled (mypyc), an int compared with a
-# float is converted to a double first, which raises OverflowError for a 4000-digit one.
-_DOUBLE_MAX = int(sys.float_info.max)
 
 
 def write_json(value: Any) -> bytes:

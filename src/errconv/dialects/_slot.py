@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._fault import Fault
+from .._model.fault import Fault
 from ..codes import NextStep
 from ._base import liberal
 from ._common import Reading
-from ._schema import check_depth
+from .._model.schema import check_depth
 
 # The problem dialect's own reading, shared rather than copied: a slot holds its members.
 from .problem import _HOOKS, ProblemBody, _fields, _unaliased, to_object

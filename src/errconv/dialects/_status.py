@@ -16,13 +16,13 @@ from typing import Any
 import msgspec
 from google.rpc import status_pb2
 
-from .._errors import DecodeError
-from .._fault import REASON_MAX, REASON_RE, Fault, Violation
-from .._limits import Limits
+from .._model.errors import DecodeError
+from .._model.fault import REASON_MAX, REASON_RE, Fault, Violation
+from .._model.limits import Limits
 from ..codes import NextStep, code_name, http_for_code
 from ..details import BadRequest, DebugInfo, ErrorInfo, FieldViolation, RawDetail, RetryInfo
 from ._common import STEP_ALIASES, CodeValue, capped_delay, seconds_from_nanos
-from ._schema import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, item_to_json, json_names, members_writer, pack_item
+from .._model.schema import PROBLEM_TYPE, TYPE_PREFIX, Item, ProblemInfo, item_to_json, json_names, members_writer, pack_item
 
 __all__ = [
     "OWN_DETAILS",

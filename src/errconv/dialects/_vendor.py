@@ -16,7 +16,7 @@ from typing import Any
 
 from ..codes import Code, NextStep, code_for_http
 from ._common import CodeValue, Reading
-from ._schema import check_depth
+from .._model.schema import check_depth
 
 __all__ = ["Row", "by_code", "extensions_of", "grpc_code_of", "status_of", "valid_status"]
 

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault
 from ..codes import Code, NextStep, code_for_http
 from ..details import RequestInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, write_json
-from ._schema import check_depth
+from .._model.schema import check_depth
 from .openai import agent_fields, request_id, should_retry, write_agent_fields
 from .stripe import header_copy
 

@@ -55,14 +55,14 @@ from functools import lru_cache
 from typing import Any
 from xml.parsers import expat
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
-from .._limits import DEFAULT_LIMITS
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
+from .._model.limits import DEFAULT_LIMITS
 from ..codes import Code, NextStep, code_for_http
 from ..details import RequestInfo
 from ._base import CERTAIN, LIKELY, STRONG, WEAK, Dialect, HttpInfo
 from ._common import Headers, Reading
-from ._schema import check_depth
+from .._model.schema import check_depth
 
 __all__ = ["Aws", "CODES", "code_row"]
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..codes import Code, NextStep
 from ._base import CERTAIN, STRONG, Dialect, HttpInfo
 from ._common import Reading

@@ -44,15 +44,15 @@ from typing import Any
 
 from google.protobuf import message as _message
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault
-from .._limits import Limits
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault
+from .._model.limits import Limits
 from .._proto.errconv.v1 import problem_pb2 as _problem_pb2
 from ..codes import Code, transport_code_for_http
 from ..details import ErrorInfo, RawDetail
 from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
 from ._common import CodeValue, Reading, Writing, write_json
-from ._schema import (
+from .._model.schema import (
     OPAQUE_TYPE,
     TYPE_PREFIX,
     Item,

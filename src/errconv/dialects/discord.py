@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..codes import Code, NextStep
 from ._base import STRONG, Dialect, HttpInfo
 from ._common import Reading, whole_seconds

@@ -38,8 +38,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..codes import NextStep
 from ._base import LIKELY, STRONG, WEAK, Dialect, HttpInfo
 from ._common import Reading

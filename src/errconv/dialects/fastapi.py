@@ -35,8 +35,8 @@ from __future__ import annotations
 import http as _http_status
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..codes import REASON_PHRASES
 from ._base import LIKELY, STRONG, WEAK, Dialect, HttpInfo
 from ._common import Reading

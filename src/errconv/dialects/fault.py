@@ -12,12 +12,12 @@ from typing import Any
 
 import msgspec
 
-from .._errors import DecodeError
-from .._fault import Fault
-from .._limits import MAX_RETRY_AFTER_SECONDS
+from .._model.errors import DecodeError
+from .._model.fault import Fault
+from .._model.limits import MAX_RETRY_AFTER_SECONDS
 from ._base import CERTAIN, Dialect, HttpInfo
 from ._common import Reading, Writing
-from ._schema import check_depth
+from .._model.schema import check_depth
 
 __all__ = ["FaultDialect"]
 

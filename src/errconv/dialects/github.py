@@ -31,8 +31,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..codes import NextStep
 from ..details import RequestInfo
 from ._base import STRONG, Dialect, HttpInfo

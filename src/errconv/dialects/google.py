@@ -21,13 +21,13 @@ from typing import Any
 
 import msgspec
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault
 from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, code_name
 from ..details import ErrorInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, write_json
-from ._schema import Item, WireDetail, check_depth, item_from_json, typed_items
+from .._model.schema import Item, WireDetail, check_depth, item_from_json, typed_items
 from ._status import OWN_DETAILS, check_details_count, fields_from_status, status_items_json
 
 __all__ = ["Google", "REASON_STEPS"]

@@ -38,12 +38,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, code_name, http_for_code
 from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
 from ._common import CodeValue, Reading, Writing, write_json
-from ._schema import check_depth
+from .._model.schema import check_depth
 from ._slot import read_slot, write_slot
 
 __all__ = ["GraphQL", "path_of", "spell_path"]

@@ -28,13 +28,13 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..codes import CODE_BY_NAME, code_for_http
 from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, write_json
 from ._pointer import pointer_of, pointer_to_field
-from ._schema import check_depth
+from .._model.schema import check_depth
 from ._slot import read_slot, write_slot
 
 __all__ = ["JsonApi"]

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..codes import Code, NextStep, code_for_http
 from ..details import ResourceInfo
 from ._base import CERTAIN, STRONG, Dialect, HttpInfo
 from ._common import Reading, whole_seconds
-from ._schema import check_depth, counted
+from .._model.schema import check_depth, counted
 
 __all__ = ["Kubernetes", "REASONS"]
 

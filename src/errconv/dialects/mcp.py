@@ -33,12 +33,12 @@ import json
 import re
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault
 from ..codes import Code, NextStep, reason_phrase
 from ._base import CERTAIN, Dialect, HttpInfo
 from ._common import Reading, Writing, capped_delay, write_json
-from ._schema import check_depth
+from .._model.schema import check_depth
 from ._slot import read_slot, write_slot
 from .problem import _codes
 

@@ -35,9 +35,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault
-from .._limits import MAX_RETRY_AFTER_SECONDS
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault
+from .._model.limits import MAX_RETRY_AFTER_SECONDS
 from ..codes import Code, NextStep
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading

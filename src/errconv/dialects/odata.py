@@ -52,14 +52,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import METADATA_RESERVED, Fault, Violation
-from .._limits import MAX_RETRY_AFTER_SECONDS
+from .._model.errors import DecodeError, shorten
+from .._model.fault import METADATA_RESERVED, Fault, Violation
+from .._model.limits import MAX_RETRY_AFTER_SECONDS
 from ..codes import CODE_BY_NAME, REASON_PHRASES, Code, NextStep, code_for_http, http_for_code
 from ..details import DebugInfo, LocalizedMessage, RetryInfo
 from ._base import CERTAIN, LIKELY, STRONG, WEAK, Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading, Writing, capped_delay, seconds_from_nanos, whole_seconds, write_json
-from ._schema import Item, ProblemInfo, check_depth, counted, item_from_json, item_to_json
+from .._model.schema import Item, ProblemInfo, check_depth, counted, item_from_json, item_to_json
 from ._status import check_details_count
 from .stripe import header_copy
 

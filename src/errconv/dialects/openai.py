@@ -35,13 +35,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import METADATA_RESERVED, Fault
+from .._model.errors import DecodeError, shorten
+from .._model.fault import METADATA_RESERVED, Fault
 from ..codes import NextStep, code_for_http
 from ..details import RequestInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading, Writing, capped_delay, whole_seconds, write_json
-from ._schema import check_depth
+from .._model.schema import check_depth
 from .stripe import header_copy
 
 __all__ = ["OpenAI", "STEP_FOR_CODE", "error_type", "status_for"]

@@ -31,15 +31,15 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .._errors import DecodeError, shorten
-from .._fault import METADATA_RESERVED, Fault, Violation
-from .._limits import MAX_RETRY_AFTER_SECONDS
+from .._model.errors import DecodeError, shorten
+from .._model.fault import METADATA_RESERVED, Fault, Violation
+from .._model.limits import MAX_RETRY_AFTER_SECONDS
 from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, http_for_code
 from ..details import DebugInfo, LocalizedMessage, RetryInfo
 from ._base import CERTAIN, LIKELY, WEAK, Dialect, HttpInfo, liberal
 from ._common import STEP_ALIASES, Reading, Writing, capped_delay, seconds_from_nanos, whole_seconds, write_json
 from ._pointer import pointer_of, pointer_to_field
-from ._schema import Mismatch, ProblemInfo, WireDetail, check_depth, item_to_json, model_items
+from .._model.schema import Mismatch, ProblemInfo, WireDetail, check_depth, item_to_json, model_items
 from ._status import check_details_count
 
 __all__ = ["Problem"]

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault, Violation
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
 from ..details import DebugInfo
 from ._base import STRONG, Dialect, HttpInfo
 from ._common import Reading

@@ -14,11 +14,11 @@ from typing import Any
 from google.protobuf.message import DecodeError as ProtoDecodeError
 from google.rpc import status_pb2
 
-from .._errors import DecodeError
-from .._fault import Fault
+from .._model.errors import DecodeError
+from .._model.fault import Fault
 from ._base import LIKELY, Dialect, HttpInfo
 from ._common import CodeValue, Reading, Writing, valid_code
-from ._schema import item_to_json, items_from_anys, pack_item
+from .._model.schema import item_to_json, items_from_anys, pack_item
 from ._status import OWN_DETAILS, check_details_count, fields_from_status, pack, status_bytes, status_items, status_message
 
 __all__ = ["Status", "from_message", "parse", "status_message", "to_message"]

@@ -10,11 +10,11 @@ from typing import Any
 
 import msgspec
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, valid_code, write_json
-from ._schema import WireDetail, check_depth, item_from_json, typed_items
+from .._model.schema import WireDetail, check_depth, item_from_json, typed_items
 from ._status import OWN_DETAILS, check_details_count, fields_from_status, status_items_json
 
 __all__ = ["StatusJson"]

@@ -24,13 +24,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault
 from ..codes import NextStep, code_for_http
 from ..details import RequestInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading, Writing, write_json
-from ._schema import check_depth
+from .._model.schema import check_depth
 
 __all__ = ["STEP_FOR_CODE", "Stripe", "error_type", "header_copy", "status_for"]
 

@@ -31,13 +31,13 @@ import math
 import re
 from typing import Any
 
-from .._errors import DecodeError, shorten
-from .._fault import Fault
-from .._limits import MAX_RETRY_AFTER_SECONDS
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault
+from .._model.limits import MAX_RETRY_AFTER_SECONDS
 from ..codes import Code, code_for_http
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading, Writing, capped_delay, write_json
-from ._schema import check_depth
+from .._model.schema import check_depth
 
 __all__ = ["CODE_FOR_WORD", "HTTP_FOR_WORD", "Twirp"]
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import dialects as _registry
-from ._errors import DecodeError, LossError, UnknownDialectError, shorten
-from ._fault import Fault, scrubbed
-from ._http import read_body
-from ._limits import DEFAULT_LIMITS, Limits
-from .details import TYPE_NAMES, RawDetail
-from .dialects import Dialect, HttpInfo, get, no_dialect, strongest
-from .dialects._base import decode_json
-from .dialects._common import Headers, Reading, Writing, read_json
+from .. import dialects as _registry
+from .._model.errors import DecodeError, LossError, UnknownDialectError, shorten
+from .._model.fault import Fault, scrubbed
+from ..dialects.http import read_body
+from .._model.limits import DEFAULT_LIMITS, Limits
+from ..details import TYPE_NAMES, RawDetail
+from ..dialects import Dialect, HttpInfo, get, no_dialect, strongest
+from ..dialects._base import decode_json
+from ..dialects._common import Headers, Reading, Writing, read_json
 
 __all__ = ["convert", "decode", "detect", "encode", "losses"]
 

@@ -27,18 +27,18 @@ from typing import Any, BinaryIO, NoReturn, TextIO
 
 import msgspec
 
-from . import __compiled__, __version__
-from . import dialects
-from ._api import decode, decode_detected, encode, losses
-from ._errors import DecodeError, ErrconvError, UnknownDialectError
-from .codes import NextStep, reason_phrase
-from .dialects import get
-from ._fault import Fault
-from ._limits import DEFAULT_LIMITS
-from ._lines import convert_lines
-from .lint import RULES, Finding, lint_paths
-from .retry import DEFAULT_BACKOFF
-from ._simulate import RENDERINGS, simulate
+from .. import __compiled__, __version__
+from .. import dialects
+from .._pipeline.api import decode, decode_detected, encode, losses
+from .._model.errors import DecodeError, ErrconvError, UnknownDialectError
+from ..codes import NextStep, reason_phrase
+from ..dialects import get
+from .._model.fault import Fault
+from .._model.limits import DEFAULT_LIMITS
+from .lines import convert_lines
+from ..lint import RULES, Finding, lint_paths
+from ..retry import DEFAULT_BACKOFF
+from . import simulate as simulation
 
 __all__ = ["main"]
 
@@ -160,7 +160,7 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     lint.add_argument("--list-rules", action="store_true", help="print every rule with its severity, and exit")
 
     sim = sub.add_parser("simulate", parents=[common], help="run seed 004's agent loop on a virtual clock")
-    sim.add_argument("--renderings", choices=tuple(RENDERINGS), default="errconv", help="whose error bodies (default: errconv)")
+    sim.add_argument("--renderings", choices=tuple(simulation.RENDERINGS), default="errconv", help="whose error bodies (default: errconv)")
     sim.add_argument("--budget", type=_whole(1), default=8, metavar="N", help="calls per loop (default: 8)")
     sim.add_argument("--clears-at", type=_whole(0), default=30, metavar="SECONDS", help="when temporary failures clear (default: 30)")
     sim.add_argument("--json", action="store_true", help="write JSON for machines")
@@ -493,7 +493,7 @@ def _summary(findings: list[Finding], files: int) -> str:
 
 
 def _simulate(args: argparse.Namespace, io: _IO) -> int:
-    result = simulate(args.renderings, budget=args.budget, clears_at=args.clears_at)
+    result = simulation.simulate(args.renderings, budget=args.budget, clears_at=args.clears_at)
     if args.json:
         io.stdout.write(json.dumps(result.to_dict(), indent=2).encode() + b"\n")
     else:

@@ -1,28 +1,10 @@
-"""The HTTP edge: answer every error in one consistent dialect.
+"""The ASGI middleware, and what the framework hooks share.
 
-- `to_http(error, dialect="problem", *, accept=None, instance=None)` and `from_http`:
-  the seams (the same functions as `errconv.to_http` and `errconv.from_http`).
-- `ProblemMiddleware(app, ...)`: pure ASGI middleware that answers a FaultError, a
-  gRPC error, an upstream HTTP client's status error and (with `catch_all`) any other
-  exception raised before the response started.
-- `install(app, ...)`: exception handlers for Starlette and FastAPI (FaultError,
-  HTTPException with its headers, FastAPI's RequestValidationError, gRPC and HTTP
-  client errors).
-- `fault_of(error)`: the Fault behind an answer, for code that raises or bridges it.
-- `LitestarPlugin(...)`: the same for Litestar, as an init plugin.
-
-No web framework is imported until a hook that needs it runs.
-
->>> import asyncio, httpx, errconv
->>> from errconv.gateway import ProblemMiddleware
->>> async def app(scope, receive, send):
-...     raise errconv.FaultError(errconv.Fault.build(status=503, code="busy", next_step="wait", retry_after_seconds=7))
->>> async def call():
-...     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=ProblemMiddleware(app)), base_url="http://x") as c:
-...         return await c.get("/jobs")
->>> r = asyncio.run(call())
->>> r.status_code, r.headers["retry-after"], r.json()["retry_after_seconds"], r.json()["instance"]
-(503, '7', 7, '/jobs')
+`ProblemMiddleware(app, ...)` is pure ASGI middleware that answers a FaultError, a gRPC
+error, an upstream HTTP client's status error and (with `catch_all`) any other exception
+raised before the response started. The framework hooks (`starlette.py`, `litestar.py`)
+answer through the same `_Answers`, and read validation errors and HTTP exceptions with
+`validation_fault` and `_http_exception_fault` here.
 """
 
 from __future__ import annotations
@@ -34,30 +16,19 @@ import re
 import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ._edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
-from ._errors import DecodeError, FaultError
-from ._fault import Fault, Violation
-from ._http import HttpResponse, from_http, to_http
-from ._limits import DEFAULT_LIMITS, Limits
-from ._negotiate import body_dialect as _body_dialect
-from .codes import Code, NextStep
+from .._pipeline.edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
+from .._model.errors import DecodeError, FaultError
+from .._model.fault import Fault, Violation
+from .._pipeline.http import to_http
+from ..dialects.http import HttpResponse
+from .._model.limits import DEFAULT_LIMITS, Limits
+from .._pipeline.negotiate import body_dialect as _body_dialect
+from ..codes import Code
 
-if TYPE_CHECKING:
-    from litestar.config.app import AppConfig
-    from starlette.applications import Starlette
 
-__all__ = [
-    "LitestarPlugin",
-    "ProblemMiddleware",
-    "fault_of",
-    "from_http",
-    "install",
-    "to_http",
-    "validation_fault",
-    "wire_headers",
-]
+__all__ = ["ProblemMiddleware", "fault_of", "validation_fault", "wire_headers"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -77,9 +48,6 @@ _NO_BODY = frozenset({204, 205, 304})
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})  # FastAPI's loc[0]
 # Written by the answer itself: an exception's own header of these names gives way.
 _OURS = frozenset({"content-type", "content-length", "retry-after", "vary"})
-# RFC 6455 7.4.1 close codes for a WebSocket that fails: 1008 the client's fault,
-# 1013 try again later, 1011 the server's fault.
-_WS_CLOSE = {NextStep.FIX_REQUEST: 1008, NextStep.WAIT: 1013}
 
 
 def fault_of(error: Any, *, limits: Limits = DEFAULT_LIMITS) -> Fault:
@@ -290,7 +258,7 @@ class ProblemMiddleware:
             await _send_response(send, self._answers.answer(fault, scope), scope)
 
 
-# --------------------------------------------------------------------------- Starlette and FastAPI
+# --------------------------------------------------------------------------- what the framework hooks share
 
 
 def _dotted(loc: Iterable[Any]) -> str:
@@ -386,146 +354,3 @@ def _optional_errors() -> list[type[Exception]]:
     except ImportError:
         pass
     return found
-
-
-def install(
-    app: Starlette,
-    *,
-    json_dialect: str = "problem",
-    dialect: str = "problem",
-    validation_status: int = 422,
-    catch_all: bool = False,
-    request_id_header: str | None = None,
-    limits: Limits = DEFAULT_LIMITS,
-) -> None:
-    """Register errconv's exception handlers on a Starlette or FastAPI app.
-
-    Handled, inside Starlette's ExceptionMiddleware (so they pass through every user
-    middleware, CORS included): FaultError; HTTPException, keeping its headers
-    (`Retry-After: 5` also says wait 5 in the body); FastAPI's RequestValidationError,
-    as a problem body with one violation per error, `param` the first field's path and
-    fix_request, at `validation_status` (422 as FastAPI, or 400); gRPC errors and
-    httpx/requests status errors when those libraries are installed. With `catch_all`,
-    an `Exception` handler answers 500 INTERNAL; Starlette lifts that one into
-    ServerErrorMiddleware, outside all user middleware, which re-raises after it
-    answered so the server logs the traceback.
-    """
-    from starlette.exceptions import HTTPException
-    from starlette.requests import HTTPConnection
-    from starlette.responses import Response
-    from starlette.websockets import WebSocket
-
-    answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
-
-    async def answer(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> _Answer | None:
-        if isinstance(conn, WebSocket):  # no HTTP response to write: close with the code that says the move
-            code = _WS_CLOSE.get(fault.next_step, 1011) if fault.next_step else 1011
-            await conn.close(code=code, reason=(fault.code or "")[:120])
-            return None
-        return _Answer(answers.answer(fault, conn.scope), extra)
-
-    async def on_fault(conn: HTTPConnection, exc: Exception) -> _Answer | None:
-        fault = answers.fault(exc)
-        if fault is INTERNAL:
-            log.error("%s raised; answered 500", conn.scope.get("path"), exc_info=exc)
-        return await answer(conn, fault, [])
-
-    async def on_http_exception(conn: HTTPConnection, exc: Exception) -> Response | _Answer | None:
-        assert isinstance(exc, HTTPException)
-        if exc.status_code < 400 or exc.status_code in _NO_BODY:
-            out = Response(status_code=exc.status_code)
-            out.raw_headers = wire_headers(list((exc.headers or {}).items()), 0 if exc.status_code not in _NO_BODY else None)
-            return out
-        fault = _http_exception_fault(exc.status_code, exc.detail, exc.headers, limits)
-        return await answer(conn, fault, _kept(exc.headers))
-
-    async def on_validation(conn: HTTPConnection, exc: Exception) -> _Answer | None:
-        errors = getattr(exc, "errors", None)
-        errors = errors() if callable(errors) else []
-        return await answer(conn, validation_fault(errors, status=validation_status, limits=limits), [])
-
-    # Starlette types a handler as taking a Request or a WebSocket; these take either.
-    add: Callable[[Any, Any], None] = app.add_exception_handler
-    add(FaultError, on_fault)
-    add(HTTPException, on_http_exception)
-    for kind in _optional_errors():
-        add(kind, on_fault)
-    try:
-        from fastapi.exceptions import RequestValidationError
-    except ImportError:
-        pass
-    else:
-        add(RequestValidationError, on_validation)
-    if catch_all:
-        add(Exception, on_fault)
-
-
-# --------------------------------------------------------------------------- Litestar
-
-
-class LitestarPlugin:
-    """errconv's exception handlers for Litestar: `Litestar(..., plugins=[LitestarPlugin()])`.
-
-    A Litestar init plugin (it has `on_app_init`, which is all Litestar's
-    `InitPluginProtocol` asks). It registers, in the app's exception handlers, which
-    Litestar's ExceptionHandlerMiddleware runs around every route and the middleware
-    of that route: FaultError; HTTPException, keeping its headers; ValidationException
-    (Litestar's 400 for a bad request), one violation per error in its `extra`, `param`
-    the first one's key; gRPC errors and httpx/requests status errors when installed;
-    with `catch_all`, every other exception as 500 INTERNAL. Litestar has no
-    ServerErrorMiddleware: these handlers are the last word.
-    """
-
-    def __init__(
-        self,
-        *,
-        json_dialect: str = "problem",
-        dialect: str = "problem",
-        catch_all: bool = False,
-        request_id_header: str | None = None,
-        limits: Limits = DEFAULT_LIMITS,
-    ) -> None:
-        self.catch_all = catch_all
-        self.limits = limits
-        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
-
-    def on_app_init(self, app_config: AppConfig) -> AppConfig:
-        """Add the handlers to the app's configuration (Litestar calls this once)."""
-        from litestar import Request, Response
-        from litestar.exceptions import HTTPException, ValidationException
-
-        answers, limits = self._answers, self.limits
-
-        def respond(request: Request[Any, Any, Any], fault: Fault, extra: list[tuple[str, str]]) -> Response[bytes]:
-            scope: Any = request.scope  # a TypedDict of Litestar's; an ASGI scope all the same
-            response = answers.answer(fault, scope)
-            headers = {k: v for k, v in ((k.decode(), v.decode("latin-1")) for k, v in wire_headers([*response.headers, *extra], None))}
-            media_type = headers.pop("content-type", "application/problem+json")
-            return Response(content=response.body, status_code=response.status, headers=headers, media_type=media_type)
-
-        def on_fault(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-            fault = answers.fault(exc)
-            if fault is INTERNAL:
-                log.error("%s raised; answered 500", request.scope.get("path"), exc_info=exc)
-            return respond(request, fault, [])
-
-        def on_http_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-            assert isinstance(exc, HTTPException)
-            headers = dict(exc.headers or {})
-            if isinstance(exc, ValidationException) and isinstance(exc.extra, list) and exc.extra:
-                errors = [
-                    {"loc": (e.get("key") or "body",), "msg": e.get("message"), "type": None}
-                    for e in exc.extra
-                    if isinstance(e, Mapping)
-                ]
-                return respond(request, validation_fault(errors, status=exc.status_code, limits=limits), _kept(headers))
-            fault = _http_exception_fault(exc.status_code, exc.detail, headers, limits)
-            return respond(request, fault, _kept(headers))
-
-        handlers: dict[Any, Any] = {FaultError: on_fault, HTTPException: on_http_exception, ValidationException: on_http_exception}
-        for kind in _optional_errors():
-            handlers[kind] = on_fault
-        if self.catch_all:
-            handlers[Exception] = on_fault
-        app_config.exception_handlers = {**handlers, **app_config.exception_handlers}  # the app's own handlers win
-        return app_config

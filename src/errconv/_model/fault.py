@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-from ._errors import ContractError, shorten
-from .codes import Code, NextStep, code_for_http, http_for_code, infer_next_step
-from .details import TYPE_NAMES, Detail, LocalizedMessage, RawDetail, RetryInfo
+from .errors import ContractError, shorten
+from ..codes import Code, NextStep, code_for_http, http_for_code, infer_next_step
+from ..details import TYPE_NAMES, Detail, LocalizedMessage, RawDetail, RetryInfo
 
 __all__ = ["Fault", "Origin", "Violation", "MAX_ALTERNATIVES", "REASON_RE", "METADATA_RESERVED"]
 
@@ -256,17 +257,10 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
                 raise ContractError(f"metadata key {key!r} is reserved for the field of that name; set the field instead")
         ext = dict(extensions or {})
         if ext:
-            from .dialects import reserved_names  # the registry knows every dialect's member names
-
-            reserved = reserved_names()
             for key in ext:
                 if not isinstance(key, str):
                     raise ContractError(f"extension member names are strings, got {shorten(key)}")
-                if key in reserved:
-                    raise ContractError(
-                        f"extension member {key!r} is a member name of the {reserved[key]} dialect, where it would not come "
-                        "back as an extension; set the field of that meaning or pick another name"
-                    )
+            _extension_check(ext)
         _check_json(ext, "extensions", 0)
         _check_json(alts, "alternatives", 0)
         dets = tuple(details)
@@ -284,6 +278,22 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
             extensions=ext,
             **fields,
         )
+
+
+def _no_check(extensions: dict[str, Any]) -> None:
+    pass
+
+
+# The dialects' own member names, which an extension member may not take, are the
+# registry's knowledge, and the model imports nothing above it: the registry hands its
+# check in here when it loads (errconv.dialects.check_extensions).
+_extension_check: Callable[[dict[str, Any]], None] = _no_check
+
+
+def set_extension_check(check: Callable[[dict[str, Any]], None]) -> None:
+    """Have `Fault.build` refuse extension members through `check` (the registry's)."""
+    global _extension_check
+    _extension_check = check
 
 
 def _check_json(value: Any, where: str, depth: int) -> None:

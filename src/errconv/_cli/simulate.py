@@ -26,12 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._api import decode, encode
-from .codes import NextStep, reason_phrase
-from ._http import parse_response
-from ._fault import Fault
-from .retry import Decision, RetryPolicy, VirtualClock
-from ._retry_after import parse_retry_after
+from .._pipeline.api import decode, encode
+from ..codes import NextStep, reason_phrase
+from ..dialects.http import parse_response
+from .._model.fault import Fault
+from ..retry import Decision, RetryPolicy, VirtualClock
+from .._model.retry_after import parse_retry_after
 
 __all__ = [
     "FAILURES",

@@ -25,13 +25,13 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from ._api import _encode, _measured
-from ._errors import ErrconvError
-from ._fault import Fault, Violation
-from ._limits import DEFAULT_LIMITS
-from .codes import code_name, reason_phrase
-from .details import ErrorInfo, FieldViolation, LocalizedMessage, PreconditionViolation, QuotaViolation, RawDetail, ResourceInfo
-from .dialects import Dialect, get
+from .._pipeline.api import _encode, _measured
+from .._model.errors import ErrconvError
+from .._model.fault import Fault, Violation
+from .._model.limits import DEFAULT_LIMITS
+from ..codes import code_name, reason_phrase
+from ..details import ErrorInfo, FieldViolation, LocalizedMessage, PreconditionViolation, QuotaViolation, RawDetail, ResourceInfo
+from ..dialects import Dialect, get
 
 __all__ = ["Converter", "LossCache", "convert_lines", "numbered", "shape"]
 

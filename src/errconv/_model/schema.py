@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -35,11 +36,10 @@ from google.protobuf import struct_pb2
 from google.protobuf.message import DecodeError as ProtoDecodeError
 from google.rpc import error_details_pb2 as _ed
 
-from .._errors import DecodeError, shorten
+from .errors import DecodeError, shorten
 from .._proto.errconv.v1 import problem_pb2 as _problem_pb2
-from .._limits import Limits
+from .limits import Limits
 from .. import details as _d
-from ._common import beyond_double
 from ..details import RawDetail, Wire
 
 __all__ = [
@@ -917,3 +917,22 @@ def pack_item(item: Item) -> tuple[str, bytes]:
         _set_struct(msg.fields, item.fields or {})
         return TYPE_PREFIX + OPAQUE_TYPE, msg.SerializeToString(deterministic=True)
     raise TypeError(f"not an error detail: {shorten(item)}")
+
+
+def beyond_double(obj: Any) -> int | None:
+    """An integer in `obj` (JSON arrays and objects) that no JSON double holds, or None."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, int) and abs(node) > _DOUBLE_MAX:
+            return node
+    return None
+
+
+# The largest double, as the integer it is: compiled (mypyc), an int compared with a
+# float is converted to a double first, which raises OverflowError for a 4000-digit one.
+_DOUBLE_MAX = int(sys.float_info.max)

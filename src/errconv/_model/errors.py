@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._fault import Fault
+    from .fault import Fault
 
 __all__ = [
     "ContractError",

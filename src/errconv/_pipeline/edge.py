@@ -8,7 +8,7 @@
 - an upstream HTTP response: anything with `status_code`, `headers` and `content`
   (`httpx.Response`, `requests.Response`), an exception carrying one as `.response`
   (`httpx.HTTPStatusError`, `requests.HTTPError`), or a `(status, headers, body)`
-  tuple, read through `from_http`;
+  tuple, read as `from_http` reads one;
 - any other exception: INTERNAL, give_up, and nothing of the exception's text.
 
 Everything is duck-typed, so errconv imports neither grpcio nor an HTTP client for it.
@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._errors import DecodeError, FaultError, shorten
-from ._fault import Fault
-from ._limits import Limits
-from .codes import Code
+from .._model.errors import DecodeError, FaultError, shorten
+from .._model.fault import Fault
+from .._model.limits import Limits
+from ..codes import Code
+from ..dialects.grpc import from_grpc
+from ..dialects.http import read_response
 
 __all__ = ["INTERNAL", "fault_of", "is_rpc_error", "upstream_response"]
 
@@ -64,10 +66,8 @@ def upstream_response(error: Any) -> tuple[int, Any, Any] | None:
 
 
 def _from_upstream(status: int, headers: Any, body: Any, limits: Limits) -> Fault:
-    from ._http import from_http  # _http imports this module
-
     try:
-        return from_http(status, headers, body, limits=limits)
+        return read_response(status, headers, body, limits=limits)
     except DecodeError:
         if not (isinstance(status, int) and 400 <= status <= 599):
             raise  # a success or no status at all: not an error this can answer
@@ -75,14 +75,12 @@ def _from_upstream(status: int, headers: Any, body: Any, limits: Limits) -> Faul
     # header over the limits): its status and headers, then its status alone, still
     # say what the caller should do, and the client gets a well-formed answer.
     try:
-        return from_http(status, headers, b"", limits=limits)
+        return read_response(status, headers, b"", limits=limits)
     except DecodeError:
-        return from_http(status, (), b"", limits=limits)
+        return read_response(status, (), b"", limits=limits)
 
 
 def _from_rpc(code: Any, details: Any, metadata: Any, limits: Limits) -> Fault:
-    from ._grpc import from_grpc
-
     if isinstance(details, str) and details.startswith(_GRPCIO_LEAKS):
         details = None
     try:

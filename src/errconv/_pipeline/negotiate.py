@@ -25,8 +25,8 @@ from __future__ import annotations
 import functools
 import re
 
-from ._errors import DecodeError
-from .dialects import Dialect, body_dialects, get
+from .._model.errors import DecodeError
+from ..dialects import Dialect, body_dialects, get
 
 __all__ = ["Choice", "body_dialect", "negotiate", "parse_accept"]
 

@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable
 
-from ._limits import MAX_RETRY_AFTER_SECONDS
+from .limits import MAX_RETRY_AFTER_SECONDS
 
 __all__ = ["format_retry_after", "parse_http_date", "parse_retry_after"]
 

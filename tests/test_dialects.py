@@ -11,7 +11,7 @@ import pytest
 import errconv
 from errconv import Code, Fault, NextStep
 from errconv.details import RequestInfo
-from errconv.dialects.grpc import from_text, percent_decode, percent_encode
+from errconv.dialects._trailers import from_text, percent_decode, percent_encode
 
 
 def problem(obj: dict) -> Fault:
@@ -427,7 +427,7 @@ def test_the_usual_http_head_reads_as_the_general_parser_reads_it() -> None:
     import pathlib
     import random
 
-    from errconv.dialects import http as h
+    from errconv.dialects import _responses as h
     from errconv._model.limits import DEFAULT_LIMITS
 
     golden = pathlib.Path(__file__).resolve().parent.parent / "golden"

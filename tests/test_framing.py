@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import errconv
 from errconv import Limits
-from errconv.dialects.http import parse_response
+from errconv.dialects._responses import parse_response
 
 STRIPE = b'{"error":{"type":"invalid_request_error","code":"parameter_missing","param":"amount","message":"Missing amount"}}'
 GOOGLE_UNAVAILABLE = b'{"error":{"code":503,"message":"try later","status":"UNAVAILABLE"}}'

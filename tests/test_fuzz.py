@@ -40,7 +40,7 @@ import golden_corpus as gc
 from errconv._pipeline import api as _api
 from errconv import _cli as cli
 from errconv import dialects
-from errconv.dialects.grpc import DETAILS_KEY, from_text, percent_decode, percent_encode, to_text
+from errconv.dialects._trailers import DETAILS_KEY, from_text, percent_decode, percent_encode, to_text
 from errconv._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS
 from fuzz_inputs import as_pairs, inputs, seed_dialect
 from helpers import assert_same_except

@@ -23,7 +23,7 @@ import errconv
 from errconv._pipeline import api as _api
 from errconv import _cli as cli
 from errconv.details import BadRequest, DebugInfo, FieldViolation, Help, Link, RawDetail, RequestInfo, RetryInfo
-from errconv.dialects.grpc import percent_decode, percent_encode, trailers_for
+from errconv.dialects._trailers import percent_decode, percent_encode, trailers_for
 from errconv._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS
 from errconv._proto.errconv.v1 import problem_pb2
 

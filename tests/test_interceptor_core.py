@@ -12,7 +12,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 import errconv
 from errconv import _interceptor_core as core
-from errconv.dialects.grpc import DETAILS_KEY, PUSHBACK_KEY, _size, percent_encode, trailers_for
+from errconv.dialects._trailers import DETAILS_KEY, PUSHBACK_KEY, _size, percent_encode, trailers_for
 from errconv.details import DebugInfo
 from errconv.retry import GuardRefused, RetryPolicy, TerminalGuard, VirtualClock
 from helpers import assert_same_except

@@ -264,7 +264,7 @@ def test_a_status_the_handler_built_passes_through_and_a_corrupt_one_reads_as_co
 
 
 def _hpack_size(exc: grpc.RpcError) -> int:
-    from errconv.dialects.grpc import percent_encode
+    from errconv.dialects._trailers import percent_encode
 
     pairs = [("grpc-status", str(exc.code().value[0])), ("grpc-message", percent_encode(exc.details() or ""))]
     pairs += list(exc.trailing_metadata())

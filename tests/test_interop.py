@@ -51,8 +51,8 @@ import errconv
 import golden_corpus as gc
 from errconv.details import RequestInfo
 from errconv.dialects import status as errconv_status
-from errconv.dialects.grpc import from_text
-from errconv.dialects.http import parse_response
+from errconv.dialects._trailers import from_text
+from errconv.dialects._responses import parse_response
 
 CASES = gc.cases()
 IDS = [c.name for c in CASES]

@@ -42,7 +42,7 @@ from errconv import details as d
 from errconv.codes import Code, NextStep, infer_next_step
 from errconv import dialects
 from errconv._model.fault import METADATA_RESERVED, Fault, Violation
-from errconv.dialects.grpc import from_text
+from errconv.dialects._trailers import from_text
 
 # --------------------------------------------------------------------------- settings
 
@@ -671,7 +671,7 @@ def status_messages(draw: st.DrawFn) -> bytes:
 
 @st.composite
 def trailer_pairs(draw: st.DrawFn) -> list[tuple[str, str | bytes]]:
-    from errconv.dialects.grpc import percent_encode
+    from errconv.dialects._trailers import percent_encode
 
     pairs: list[tuple[str, str | bytes]] = []
     pairs.append(("grpc-status", draw(st.sampled_from([str(c) for c in range(17)] + ["99", "-1", "abc", ""]))))
@@ -938,7 +938,7 @@ _wire_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 def test_the_status_errconv_writes_out_is_the_one_protobuf_writes(reason, domain, metadata, nanos, code, message, extra) -> None:
     # _grpc writes ErrorInfo, RetryInfo and the Status envelope as bytes itself (every
     # failed call of an intercepted server does): byte for byte what protobuf writes.
-    from errconv.dialects.grpc import pack, status_bytes
+    from errconv.dialects._trailers import pack, status_bytes
     from errconv.details import ErrorInfo, RetryInfo
     from errconv._model.schema import pack_item
     from errconv.dialects.status import status_message

@@ -29,9 +29,9 @@ from ._pipeline import api as _api
 from ._pipeline.api import convert, decode, detect, encode, losses
 from ._model.errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
 from ._model.fault import Fault, Origin, Violation
-from .dialects.grpc import GrpcStatus, from_grpc, to_grpc
+from .dialects._trailers import GrpcStatus, from_grpc, to_grpc
 from ._pipeline.http import from_http, to_http
-from .dialects.http import HttpResponse
+from .dialects._responses import HttpResponse
 from ._model.limits import Limits
 from .codes import Code, NextStep
 from .dialects import Dialect, names as dialect_names, register_dialect

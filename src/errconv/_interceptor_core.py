@@ -27,7 +27,7 @@ import msgspec
 
 from ._model.errors import FaultError, shorten
 from ._model.fault import Fault, Origin
-from .dialects.grpc import DETAILS_KEY, PUSHBACK_KEY, _size, from_grpc, trailers_for
+from .dialects._trailers import DETAILS_KEY, PUSHBACK_KEY, _size, from_grpc, trailers_for
 from ._model.limits import DEFAULT_LIMITS, Limits
 from .codes import NextStep
 from .details import DebugInfo

@@ -39,7 +39,7 @@ import grpc
 
 from ._model.errors import FaultError
 from ._model.fault import Fault
-from .dialects.grpc import GrpcStatus
+from .dialects._trailers import GrpcStatus
 from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, Outcome, ServerSide, call_fault, replayable, request_key, requests_key
 from ._model.limits import DEFAULT_LIMITS, Limits
 from .retry import GuardRefused, RetryPolicy, TerminalGuard

@@ -30,7 +30,7 @@ import msgspec
 from ._pipeline.api import decode_for_lint, detect
 from ._model.errors import DecodeError, shorten
 from ._model.fault import MAX_ALTERNATIVES, REASON_MAX, REASON_RE, Fault
-from .dialects.http import looks_like_http
+from .dialects._responses import looks_like_http
 from ._model.limits import DEFAULT_LIMITS, Limits
 from .codes import Code, NextStep
 

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 import errconv
 import golden_corpus as gc
 from errconv import Code, NextStep
-from errconv.dialects.http import parse_response
+from errconv.dialects._responses import parse_response
 from errconv.details import RequestInfo
 from errconv.dialects.aws import CODES, code_row
 from helpers import assert_same_except

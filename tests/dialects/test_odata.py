@@ -30,7 +30,7 @@ from errconv.details import LocalizedMessage, RequestInfo
 from errconv.dialects import get
 from errconv.dialects._common import Headers
 from errconv.dialects._base import HttpInfo
-from errconv.dialects.http import parse_response
+from errconv.dialects._responses import parse_response
 from errconv.dialects.odata import status_for_code, step_for_codes
 from helpers import assert_same_except
 

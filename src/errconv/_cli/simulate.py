@@ -28,7 +28,7 @@ from typing import Any
 
 from .._pipeline.api import decode, encode
 from ..codes import NextStep, reason_phrase
-from ..dialects.http import parse_response
+from ..dialects._responses import parse_response
 from .._model.fault import Fault
 from ..retry import Decision, RetryPolicy, VirtualClock
 from .._model.retry_after import parse_retry_after

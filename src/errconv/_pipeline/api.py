@@ -8,7 +8,7 @@ from typing import Any
 from .. import dialects as _registry
 from .._model.errors import DecodeError, LossError, UnknownDialectError, shorten
 from .._model.fault import Fault, scrubbed
-from ..dialects.http import read_body
+from ..dialects._responses import read_body
 from .._model.limits import DEFAULT_LIMITS, Limits
 from ..details import TYPE_NAMES, RawDetail
 from ..dialects import Dialect, HttpInfo, get, no_dialect, strongest

@@ -22,8 +22,8 @@ from .._model.errors import DecodeError, FaultError, shorten
 from .._model.fault import Fault
 from .._model.limits import Limits
 from ..codes import Code
-from ..dialects.grpc import from_grpc
-from ..dialects.http import read_response
+from ..dialects._trailers import from_grpc
+from ..dialects._responses import read_response
 
 __all__ = ["INTERNAL", "fault_of", "is_rpc_error", "upstream_response"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .._model.fault import Fault
 from .._model.limits import DEFAULT_LIMITS, Limits
-from ..dialects.http import HttpResponse, read_response, respond
+from ..dialects._responses import HttpResponse, read_response, respond
 from ..dialects._common import Writing
 from .edge import fault_of, upstream_response
 from .negotiate import body_dialect as _body_dialect, negotiate

@@ -22,7 +22,7 @@ from .._pipeline.edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upst
 from .._model.errors import DecodeError, FaultError
 from .._model.fault import Fault, Violation
 from .._pipeline.http import to_http
-from ..dialects.http import HttpResponse
+from ..dialects._responses import HttpResponse
 from .._model.limits import DEFAULT_LIMITS, Limits
 from .._pipeline.negotiate import body_dialect as _body_dialect
 from ..codes import Code

@@ -214,7 +214,7 @@ def test_look_alikes_are_not_json_rpc(name: str) -> None:
 def test_json_rpc_bodies_are_claimed_by_nothing_else(value: Any) -> None:
     assert errconv.detect(body(value)) == "jsonrpc"
     assert dialects.get("google").recognise(value, None) < dialects.get("jsonrpc").recognise(value, None) or (
-        dialects.PRECEDENCE.index("jsonrpc") < dialects.PRECEDENCE.index("google")
+        dialects.get("jsonrpc").precedence < dialects.get("google").precedence
     )
 
 

@@ -1,25 +1,29 @@
 """The dialects errconv reads and writes, in one registry.
 
-Every dialect is one module implementing the `Dialect` protocol (`_base.py`), and one
-entry in `BUILT_IN` below; the registry is what `detect`, HTTP body selection,
-`encode(..., "http+<name>")`, `losses`, lint, the command line and the test suites
-iterate. `register_dialect(dialect)` adds one at run time; installed packages add
-theirs through the entry-point group `errconv.dialects` (an entry point names a
-Dialect subclass or instance), loaded the first time the registry is used.
+Every dialect is one module implementing the `Dialect` protocol (`_base.py`); the
+registry finds the built-in ones by the naming rule below, and is what `detect`,
+HTTP body selection, `encode(..., "http+<name>")`, `losses`, lint, the command line
+and the test suites iterate. `register_dialect(dialect)` adds one at run time;
+installed packages add theirs through the entry-point group `errconv.dialects` (an
+entry point names a Dialect subclass or instance), loaded the first time the
+registry is used.
 
-Ambiguous shapes are settled by one precedence list, `PRECEDENCE`: when two dialects
-recognise a body equally strongly (see `_base.CERTAIN` and the rest), the one earlier
-in it wins; dialects not in it (plugins) come after, in the order they registered.
+Ambiguous shapes are settled by each dialect's `precedence`: when two dialects
+recognise a body equally strongly (see `_base.CERTAIN` and the rest), the lower
+number wins (the narrower shape before the wider one it resembles, research/dialects.md
+section 10); dialects that state none (plugins) come after, in the order they registered.
 
 Naming rule: the dialect `name` lives in `errconv.dialects.<module>`, where `module`
 is the name with `-` and `+` as `_`; its golden files are `golden/<case>/<name>.<suffix>`
-(`+` as `-`), its tests `tests/dialects/test_<module>.py`.
+(`+` as `-`), its tests `tests/dialects/test_<module>.py`. A module of this package
+without a leading `_` is a dialect's.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import pkgutil
 import threading
 from collections.abc import Iterator
 from importlib import metadata
@@ -49,49 +53,10 @@ __all__ = [
     "unregister_dialect",
 ]
 
-# The built-in dialects: module, class. This order is the order they are listed in.
-BUILT_IN = (
-    ("fault", "FaultDialect"),
-    ("problem", "Problem"),
-    ("google", "Google"),
-    ("status_json", "StatusJson"),
-    ("status", "Status"),
-    ("grpc", "Grpc"),
-    ("stripe", "Stripe"),
-    ("openai", "OpenAI"),
-    ("anthropic", "Anthropic"),
-    ("slack", "Slack"),
-    ("oauth", "OAuth"),
-    ("cloudflare", "Cloudflare"),
-    ("github", "GitHub"),
-    ("discord", "Discord"),
-    ("twilio", "Twilio"),
-    ("elasticsearch", "Elasticsearch"),
-    ("fastapi", "FastApi"),
-    ("drf", "Drf"),
-    ("spring", "Spring"),
-    ("graphql", "GraphQL"),
-    ("jsonapi", "JsonApi"),
-    ("jsonrpc", "JsonRpc"),
-    ("mcp", "Mcp"),
-    ("connect", "Connect"),
-    ("twirp", "Twirp"),
-    ("odata", "OData"),
-    ("kubernetes", "Kubernetes"),
-    ("aws", "Aws"),
-    ("http", "Http"),
-)
-# Which of two equal claims wins (research/dialects.md, section 10): the narrower shape
-# before the wider one it resembles. Names not registered are passed over.
-PRECEDENCE = (
-    "fault", "jsonrpc", "mcp", "kubernetes", "aws", "anthropic", "connect", "google", "elasticsearch",
-    "openai", "stripe", "odata", "slack", "oauth", "twirp", "graphql", "jsonapi", "cloudflare", "github",
-    "discord", "twilio", "fastapi", "drf", "spring", "status-json", "problem", "status", "grpc", "http",
-)  # fmt: skip
 ENTRY_POINTS = "errconv.dialects"
 
 _lock = threading.RLock()
-_dialects: dict[str, Dialect] = {}  # by name, in precedence order
+_dialects: dict[str, Dialect] = {}  # by name, in listing order
 _http: dict[str, Dialect] = {}  # http+<name>, for every registered dialect with a media type that encodes
 _reserved: dict[str, str] | None = None
 _ranked: tuple[Dialect, ...] | None = None  # the registry in precedence order
@@ -109,8 +74,8 @@ def _load() -> None:
     with _lock:
         if _loaded:
             return
-        for module, cls in BUILT_IN:
-            _add(getattr(importlib.import_module(f"{__name__}.{module}"), cls)())
+        for dialect in sorted(_built_in(), key=lambda d: d.listed):
+            _add(dialect)
         _loaded = True  # before the plugins: a plugin may call register_dialect itself
         for entry in metadata.entry_points(group=ENTRY_POINTS):
             try:
@@ -120,6 +85,28 @@ def _load() -> None:
                 raise
             except Exception as exc:  # a broken plugin must say so, not break errconv silently
                 raise ErrconvError(f"the dialect plugin {entry.name!r} ({entry.value}) failed to load: {exc}") from exc
+
+
+def _built_in() -> list[Dialect]:
+    """The dialect of every module of this package by the naming rule: a module whose name
+    has no leading `_` holds the Dialect subclass whose `name` gives that module name
+    (a subclass that keeps its parent's name, like `http+<name>`'s, is not another one)."""
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Dialect)
+                and value.__module__ == module.__name__
+                and value.name
+                and value.name != getattr(value.__mro__[1], "name", None)
+                and value.name.replace("-", "_").replace("+", "_") == info.name
+            ):
+                found.append(value())
+    return found
 
 
 def _add(dialect: Dialect) -> None:
@@ -203,8 +190,7 @@ def ranked() -> tuple[Dialect, ...]:
     global _ranked
     found = _ranked
     if found is None:
-        order = {name: i for i, name in enumerate(PRECEDENCE)}
-        found = _ranked = tuple(sorted(_ensure().values(), key=lambda d: order.get(d.name, len(order))))
+        found = _ranked = tuple(sorted(_ensure().values(), key=lambda d: d.precedence))  # stable: then as registered
         _forms.clear()
         _media.clear()
     return found

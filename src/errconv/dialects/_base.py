@@ -58,6 +58,11 @@ class Dialect:
     - `bytes_too`: a `json` dialect whose bodies may also come as bytes that are not
       JSON (AWS's XML errors): `recognise` and `decode` then get those bytes, as a
       `bytes` dialect's do, and tell the two apart by type;
+    - `precedence`: which of two equal claims wins in detection, the lower first (the
+      narrower shape before the wider one it resembles); the built-in dialects state
+      theirs, and one that states none comes after them, in the order registered;
+    - `listed`: where `names()`, the command line and the golden cases list it (the
+      order errconv gained its dialects), the same default;
     - `one_line`: its bytes hold no line break, so JSON Lines can carry them;
     - `lossless`: it carries every Fault that `Fault.build` makes (its `http+` form
       all but DebugInfo, which an outer boundary drops); the property tests hold it to that;
@@ -93,6 +98,8 @@ class Dialect:
     binary: ClassVar[bool] = False
     encodes: ClassVar[bool] = True
     reserved: ClassVar[frozenset[str]] = frozenset()
+    precedence: ClassVar[int] = 1000
+    listed: ClassVar[int] = 1000
     errors_on_success: ClassVar[bool] = False
     bytes_too: ClassVar[bool] = False
     one_line: ClassVar[bool] = True

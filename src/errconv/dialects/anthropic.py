@@ -167,6 +167,8 @@ class Anthropic(Dialect):
     """Anthropic's `{"type": "error", "error": {type, message}, "request_id"}`."""
 
     name = "anthropic"
+    precedence = 60
+    listed = 90
     media_type = "application/json"
     keys = frozenset(("error",))
     ceiling = STRONG

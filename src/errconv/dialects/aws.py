@@ -444,6 +444,8 @@ class Aws(Dialect):
     """AWS's JSON and XML error bodies."""
 
     name = "aws"
+    precedence = 50
+    listed = 280
     media_type = "application/x-amz-json-1.1"
     media_types = ("application/x-amz-json-1.0",)
     encodes = False

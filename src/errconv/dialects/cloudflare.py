@@ -61,6 +61,8 @@ class Cloudflare(Dialect):
     """The Cloudflare API v4 failure envelope (decode only)."""
 
     name = "cloudflare"
+    precedence = 180
+    listed = 120
     keys = frozenset(("success",))
     media_type = "application/json"
     encodes = False

@@ -229,6 +229,8 @@ class Connect(Dialect):
 
     lossless = True
     name = "connect"
+    precedence = 70
+    listed = 240
     media_type = "application/json"  # a unary error is JSON whatever the RPC's codec
     media_types = _STREAM_MEDIA  # the streaming media types, whose last envelope holds the error
     errors_on_success = True  # a stream fails inside a 200 response

@@ -102,6 +102,8 @@ class Discord(Dialect):
     """The Discord API's error bodies (decode only)."""
 
     name = "discord"
+    precedence = 200
+    listed = 140
     keys = frozenset(("message",))
     ceiling = STRONG
     media_type = "application/json"

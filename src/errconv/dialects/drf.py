@@ -166,6 +166,8 @@ class Drf(Dialect):
     """Django REST framework's error bodies (decode only)."""
 
     name = "drf"
+    precedence = 230
+    listed = 180
     ceiling = STRONG
     media_type = "application/json"
     encodes = False

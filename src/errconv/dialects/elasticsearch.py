@@ -57,6 +57,8 @@ class Elasticsearch(Dialect):
     """Elasticsearch's `{"error": {...}, "status": N}` (decode only)."""
 
     name = "elasticsearch"
+    precedence = 90
+    listed = 160
     keys = frozenset(("error",))
     ceiling = STRONG
     media_type = "application/json"

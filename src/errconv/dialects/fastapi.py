@@ -96,6 +96,8 @@ class FastApi(Dialect):
     """FastAPI's `{"detail": ...}` error bodies (decode only)."""
 
     name = "fastapi"
+    precedence = 220
+    listed = 170
     keys = frozenset(("detail",))
     ceiling = STRONG
     media_type = "application/json"

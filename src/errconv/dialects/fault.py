@@ -31,6 +31,8 @@ class FaultDialect(Dialect):
     one_line = False
     lossless = True
     name = "fault"
+    precedence = 10
+    listed = 10
     keys = frozenset(("grpc_code",))
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:

@@ -76,6 +76,8 @@ class GitHub(Dialect):
     """GitHub's REST API error body (decode only)."""
 
     name = "github"
+    precedence = 190
+    listed = 130
     keys = frozenset(("documentation_url",))
     ceiling = STRONG
     media_type = "application/json"

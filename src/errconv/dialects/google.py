@@ -175,6 +175,8 @@ class Google(Dialect):
 
     lossless = True
     name = "google"
+    precedence = 80
+    listed = 30
     media_type = "application/json"
     content_type = "application/json; charset=UTF-8"  # as Google's front ends send it
     reserved = frozenset(_KNOWN)

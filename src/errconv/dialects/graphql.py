@@ -166,6 +166,8 @@ class GraphQL(Dialect):
     """A failed GraphQL response."""
 
     name = "graphql"
+    precedence = 160
+    listed = 200
     keys = frozenset(("errors",))
     ceiling = STRONG
     media_type = "application/graphql-response+json"

@@ -36,6 +36,8 @@ class Grpc(Dialect):
     one_line = False
     lossless = True
     name = "grpc"
+    precedence = 280
+    listed = 60
     form = "pairs"
     suffix = "txt"
 

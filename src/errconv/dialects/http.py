@@ -28,6 +28,8 @@ class Http(Dialect):
 
     one_line = False
     name = "http"
+    precedence = 290
+    listed = 290
     form = "http"
     suffix = "http"
     alias_of: ClassVar[str | None] = "http+problem"  # what it writes; no golden file of its own

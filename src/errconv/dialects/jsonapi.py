@@ -124,6 +124,8 @@ class JsonApi(Dialect):
     """A JSON:API error document."""
 
     name = "jsonapi"
+    precedence = 170
+    listed = 210
     keys = frozenset(("errors",))
     ceiling = STRONG
     media_type = "application/vnd.api+json"

@@ -137,6 +137,8 @@ class JsonRpc(Dialect):
     """A JSON-RPC 2.0 error response."""
 
     name = "jsonrpc"
+    precedence = 20
+    listed = 220
     keys = frozenset(("error",))  # a JSON object it claims has an `error` (a batch is a list: always asked)
     media_type = "application/json"
     errors_on_success = True  # JSON-RPC over HTTP answers 200 whatever the call did

@@ -97,6 +97,8 @@ class Kubernetes(Dialect):
     """The Kubernetes API's Status (and a watch ERROR event around it)."""
 
     name = "kubernetes"
+    precedence = 40
+    listed = 270
     keys = frozenset(("kind", "status", "type"))
     media_type = "application/json"
     encodes = False

@@ -118,6 +118,8 @@ class Mcp(Dialect):
     """An MCP tool result with `isError: true`."""
 
     name = "mcp"
+    precedence = 30
+    listed = 230
     keys = frozenset(("isError", "result"))  # bare, or the `result` of a JSON-RPC response or a task
     media_type = "application/json"
     errors_on_success = True  # a failed tool call is a successful JSON-RPC call

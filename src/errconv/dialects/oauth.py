@@ -118,6 +118,8 @@ class OAuth(Dialect):
     """OAuth 2.0 error responses (decode only)."""
 
     name = "oauth"
+    precedence = 140
+    listed = 110
     keys = frozenset(("error",))
     ceiling = STRONG
     media_type = "application/json"

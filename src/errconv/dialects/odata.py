@@ -569,6 +569,8 @@ class OData(Dialect):
     """The Microsoft REST API guidelines' (Azure, Graph, OData) error object."""
 
     name = "odata"
+    precedence = 120
+    listed = 260
     keys = frozenset(("error", "odata.error", "code"))  # the envelope, OData v3's, or a bare error object
     media_type = "application/json"
     lossless = True

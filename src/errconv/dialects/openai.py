@@ -207,6 +207,8 @@ class OpenAI(Dialect):
     """OpenAI's `{"error": {message, type, param, code}}`, and the servers that copy it."""
 
     name = "openai"
+    precedence = 100
+    listed = 80
     media_type = "application/json"
     keys = frozenset(("error", "object"))  # object: the flat FastChat/vLLM form
     ceiling = STRONG

@@ -454,6 +454,8 @@ class Problem(Dialect):
 
     lossless = True
     name = "problem"
+    precedence = 260
+    listed = 20
     media_type = "application/problem+json"
     reserved = _RESERVED
     keys = frozenset(_RFC) | OWN_MEMBERS | ALIASES

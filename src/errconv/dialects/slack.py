@@ -82,6 +82,8 @@ class Slack(Dialect):
     """The Slack Web API's `{"ok": false, "error": ...}` (decode only)."""
 
     name = "slack"
+    precedence = 130
+    listed = 100
     keys = frozenset(("ok",))
     ceiling = STRONG
     media_type = "application/json"

@@ -61,6 +61,8 @@ class Spring(Dialect):
     """Spring Boot's default error attributes (decode only)."""
 
     name = "spring"
+    precedence = 240
+    listed = 190
     keys = frozenset(("timestamp",))
     ceiling = STRONG
     media_type = "application/json"

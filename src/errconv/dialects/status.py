@@ -85,6 +85,8 @@ class Status(Dialect):
 
     lossless = True
     name = "status"
+    precedence = 270
+    listed = 50
     form = "bytes"
     suffix = "binpb"
     binary = True

@@ -35,6 +35,8 @@ class StatusJson(Dialect):
 
     lossless = True
     name = "status-json"
+    precedence = 250
+    listed = 40
     media_type = "application/json"
     reserved = frozenset(_KNOWN)
     keys = frozenset(("code",))

@@ -158,6 +158,8 @@ class Stripe(Dialect):
     """Stripe's error object."""
 
     name = "stripe"
+    precedence = 110
+    listed = 70
     media_type = "application/json"
     reserved = frozenset(_OWN)
     keys = frozenset(("error",))

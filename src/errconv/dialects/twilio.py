@@ -54,6 +54,8 @@ class Twilio(Dialect):
     """Twilio's error bodies (decode only)."""
 
     name = "twilio"
+    precedence = 210
+    listed = 150
     keys = frozenset(("code",))
     ceiling = STRONG
     media_type = "application/json"

@@ -112,6 +112,8 @@ class Twirp(Dialect):
     """Twirp's `{"code", "msg", "meta"}` error."""
 
     name = "twirp"
+    precedence = 150
+    listed = 250
     media_type = "application/json"
     reserved = _KEYS
     keys = frozenset(("msg",))  # every Twirp error it recognises has one (Dialect.keys, where the registry has it)

@@ -220,3 +220,21 @@ def test_the_guard_is_asked_before_the_first_attempt_and_told_after_a_give_up() 
     cancelled.start()
     cancelled.failed(core.call_fault(1, "Locally cancelled by application!", ()))  # give_up by the ladder
     assert len(guard) == 1  # but the caller's own cancellation is no answer about the request
+
+
+def test_the_sync_and_aio_client_sides_key_the_guard_alike() -> None:
+    # One core for both: grpc.aio hands the method name over as bytes, grpcio as text, and
+    # the guard remembers either as text (the sync side once kept the bytes).
+    import types
+
+    from errconv.aio import UnaryUnaryClientInterceptor
+    from errconv.interceptors import ClientInterceptor
+    from errconv.retry import TerminalGuard
+
+    guard = TerminalGuard()
+    for side in (ClientInterceptor(guard=guard), UnaryUnaryClientInterceptor(guard=guard)):
+        for method in (b"/pkg.Svc/Do", "/pkg.Svc/Do"):
+            attempts = side._attempts(types.SimpleNamespace(method=method, timeout=None), lambda: b"request")
+            assert attempts.key == ("/pkg.Svc/Do", b"request")
+    assert repr(ClientInterceptor()).startswith("errconv.interceptors.ClientInterceptor(retry=None")
+    assert repr(UnaryUnaryClientInterceptor()).startswith("errconv.aio.UnaryUnaryClientInterceptor(retry=None")

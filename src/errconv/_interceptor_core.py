@@ -304,3 +304,47 @@ class Attempts:
         """The note a stopped call's exception carries (as `RetryPolicy.call` writes it)."""
         calls = f"{self.attempt} call{'s' if self.attempt != 1 else ''}"
         return f"errconv.retry: stopped after {calls}: {self.reason}" if self.reason else ""
+
+
+class ClientSide:
+    """What the client interceptors share, sync (`errconv.interceptors`) and aio
+    (`errconv.aio`): their configuration, their repr, the Fault of a failed call, and the
+    attempts of one call."""
+
+    def __init__(
+        self,
+        *,
+        retry: RetryPolicy | None = None,
+        guard: TerminalGuard | None = None,
+        request_key: Callable[[Any], Hashable | None] = request_key,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.retry = retry
+        self.guard = guard
+        self.request_key = request_key
+        self.limits = limits
+
+    def __repr__(self) -> str:
+        return f"{type(self).__module__}.{type(self).__name__}(retry={self.retry!r}, guard={self.guard!r})"
+
+    def fault(self, error: Any) -> Fault:
+        """The Fault of a failed call's error (grpc.RpcError, grpc.aio.AioRpcError; never raises)."""
+        fault = getattr(error, "fault", None)
+        if isinstance(error, FaultError) and isinstance(fault, Fault):
+            return fault  # another errconv interceptor read it already
+        code, details, trailers = (getattr(error, name, None) for name in ("code", "details", "trailing_metadata"))
+        return call_fault(
+            code() if callable(code) else None,
+            details() if callable(details) else None,
+            trailers() if callable(trailers) else (),
+            limits=self.limits,
+        )
+
+    def _attempts(self, details: Any, key: Callable[[], Hashable | None] | None) -> Attempts:
+        guarded = None
+        if self.guard is not None and key is not None:
+            request = key()
+            if request is not None:
+                method = details.method  # grpcio gives the sync interceptors text, grpc.aio bytes
+                guarded = (method.decode("utf-8", "replace") if isinstance(method, bytes) else method, request)
+        return Attempts(self.retry, self.guard, guarded, getattr(details, "timeout", None))

@@ -32,9 +32,10 @@ import grpc.aio
 
 from ._model.errors import FaultError
 from ._model.fault import Fault
-from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, Outcome, ServerSide, call_fault, replayable, request_key, requests_key
+from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, ClientSide, Outcome, ServerSide, replayable, request_key, requests_key
 from ._model.limits import DEFAULT_LIMITS, Limits
-from .interceptors import _KINDS, _MAKERS, _streaming, _unary, _Wrapped, status_code
+from .dialects._trailers import status_code
+from .interceptors import _KINDS, _MAKERS, _streaming, _unary, _Wrapped
 from .retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
@@ -221,40 +222,9 @@ def _with_timeout(details: Any, timeout: float | None) -> Any:
     return details if timeout is None else details._replace(timeout=timeout)
 
 
-class _Client:
+class _Client(ClientSide):
     """What the four aio client interceptors share: the configuration of
     `errconv.interceptors.ClientInterceptor` (retry, guard, request_key, limits)."""
-
-    def __init__(
-        self,
-        *,
-        retry: RetryPolicy | None = None,
-        guard: TerminalGuard | None = None,
-        request_key: Callable[[Any], Hashable | None] = request_key,
-        limits: Limits = DEFAULT_LIMITS,
-    ) -> None:
-        self.retry = retry
-        self.guard = guard
-        self.request_key = request_key
-        self.limits = limits
-
-    def __repr__(self) -> str:
-        return f"errconv.aio.{type(self).__name__}(retry={self.retry!r}, guard={self.guard!r})"
-
-    def fault(self, error: Any) -> Fault:
-        """The Fault of a failed call's AioRpcError (never raises)."""
-        if isinstance(error, FaultError) and isinstance(getattr(error, "fault", None), Fault):
-            return error.fault
-        return call_fault(error.code(), error.details(), error.trailing_metadata(), limits=self.limits)
-
-    def _attempts(self, details: Any, key: Callable[[], Hashable | None] | None) -> Attempts:
-        guarded = None
-        if self.guard is not None and key is not None:
-            request = key()
-            if request is not None:
-                method = details.method
-                guarded = (method.decode("utf-8", "replace") if isinstance(method, bytes) else method, request)
-        return Attempts(self.retry, self.guard, guarded, getattr(details, "timeout", None))
 
     async def _unary_response(
         self, continuation: Callable[..., Awaitable[Any]], details: Any, requests: Any, attempts: Attempts, retryable: bool

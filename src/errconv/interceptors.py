@@ -39,9 +39,9 @@ import grpc
 
 from ._model.errors import FaultError
 from ._model.fault import Fault
-from .dialects._trailers import GrpcStatus
-from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, Outcome, ServerSide, call_fault, replayable, request_key, requests_key
-from ._model.limits import DEFAULT_LIMITS, Limits
+from .dialects._trailers import GrpcStatus, status_code
+from ._interceptor_core import DEFAULT_TRAILER_BUDGET, Attempts, ClientSide, Outcome, ServerSide, replayable, requests_key
+from ._model.limits import Limits
 from .retry import GuardRefused, RetryPolicy, TerminalGuard
 
 __all__ = ["ClientInterceptor", "FaultCallError", "FaultRpcError", "RefusedRpcError", "ServerInterceptor"]
@@ -52,12 +52,6 @@ if TYPE_CHECKING:
     _Future = grpc.Future[Any]
 else:
     _Future = grpc.Future
-_CODES: dict[int, grpc.StatusCode] = {c.value[0]: c for c in grpc.StatusCode}
-
-
-def status_code(number: int) -> grpc.StatusCode:
-    """The `grpc.StatusCode` of a code number (UNKNOWN for a number gRPC has no name for)."""
-    return _CODES.get(number, grpc.StatusCode.UNKNOWN)
 
 
 # --------------------------------------------------------------------------- server
@@ -424,6 +418,7 @@ def _rpc_error(outcome: Any) -> Any:
 
 
 class ClientInterceptor(
+    ClientSide,
     grpc.UnaryUnaryClientInterceptor,
     grpc.UnaryStreamClientInterceptor,
     grpc.StreamUnaryClientInterceptor,
@@ -453,43 +448,6 @@ class ClientInterceptor(
             when hashable); None from it leaves the call unguarded.
         limits: the limits the trailers are decoded under.
     """
-
-    def __init__(
-        self,
-        *,
-        retry: RetryPolicy | None = None,
-        guard: TerminalGuard | None = None,
-        request_key: Callable[[Any], Hashable | None] = request_key,
-        limits: Limits = DEFAULT_LIMITS,
-    ) -> None:
-        self.retry = retry
-        self.guard = guard
-        self.request_key = request_key
-        self.limits = limits
-
-    def __repr__(self) -> str:
-        return f"errconv.interceptors.ClientInterceptor(retry={self.retry!r}, guard={self.guard!r})"
-
-    def fault(self, error: Any) -> Fault:
-        """The Fault of a failed call's RpcError (never raises)."""
-        fault = getattr(error, "fault", None)
-        if isinstance(error, FaultError) and isinstance(fault, Fault):
-            return fault  # another errconv interceptor read it already
-        code, details, trailers = (getattr(error, name, None) for name in ("code", "details", "trailing_metadata"))
-        return call_fault(
-            code() if callable(code) else None,
-            details() if callable(details) else None,
-            trailers() if callable(trailers) else (),
-            limits=self.limits,
-        )
-
-    def _attempts(self, details: Any, key: Callable[[], Hashable | None] | None) -> Attempts:
-        guarded = None
-        if self.guard is not None and key is not None:
-            request = key()
-            if request is not None:
-                guarded = (details.method, request)
-        return Attempts(self.retry, self.guard, guarded, getattr(details, "timeout", None))
 
     def _streamed(self, details: Any, request_iterator: Any) -> tuple[Callable[[], Any], Attempts, bool]:
         """A client-streaming call's requests, its attempts, and whether it may be retried:

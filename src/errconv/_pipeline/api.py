@@ -148,20 +148,10 @@ def decode(
     <NextStep.WAIT: 'wait'>
     """
     try:
-        if type(data) is bytes and dialect is not None and status is None and now is None and not trace:
+        if type(data) is bytes and dialect is not None and status is None:
             # The usual call, bytes in a named dialect: straight there.
             codec = get(dialect)
-            if len(data) > limits.max_bytes:
-                raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
-            reading = Reading(limits, len(data))
-            if data.count(b"{") + data.count(b"[") < limits.max_depth:
-                reading.deep = False
-            reading.dialect = codec.name
-            if codec.form != "json" or (codec.bytes_too and not json_like(data)):
-                return codec.decode(data, reading)
-            if codec.schema is None:
-                return codec.decode(read_json(data, limits, f"the {codec.name} body"), reading)
-            return decode_json(codec, reading, raw=data)
+            return _read_as(codec, data, _reading(limits, data, now, trace, codec.name))
         return _decode(data, dialect, status, limits, now, trace)
     except DecodeError:
         raise
@@ -193,18 +183,7 @@ def decode_detected(data: Any, *, limits: Limits = DEFAULT_LIMITS) -> tuple[Faul
     codec = _detected(inp)
     try:
         try:
-            raw = inp.raw
-            reading = Reading(limits, len(raw) if type(raw) is bytes else inp.size)
-            if type(raw) is bytes and raw.count(b"{") + raw.count(b"[") < limits.max_depth:
-                reading.deep = False
-            reading.dialect = codec.name
-            if codec.form == "json" and inp.json is not _NO_JSON:  # parsed to detect it: not again
-                if codec.schema is None:
-                    return codec.decode(inp.json, reading), codec.name
-                return decode_json(codec, reading, value=inp.json), codec.name
-            if codec.form != "json" or (codec.bytes_too and type(raw) is bytes and not json_like(raw)):
-                return codec.decode(raw, reading), codec.name
-            return codec.decode(inp.value_for(codec), reading), codec.name
+            return _read_as(codec, inp.raw, _reading(limits, inp.raw, None, False, codec.name, inp), inp.json), codec.name
         except DecodeError:
             raise
         except Exception as exc:
@@ -222,26 +201,9 @@ def _decode(
     trace: bool,
     lenient: bool = False,
 ) -> Fault:
-    if type(data) is bytes and dialect is not None and status is None and not lenient:
-        # The usual call, as bytes in a named dialect: straight there.
-        codec = get(dialect)
-        if len(data) > limits.max_bytes:
-            raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
-        reading = Reading(limits, len(data)) if now is None and not trace else Reading(limits, len(data), now=now, trace=trace)
-        if data.count(b"{") + data.count(b"[") < limits.max_depth:
-            reading.deep = False
-        reading.dialect = codec.name
-        if codec.form != "json" or (codec.bytes_too and not json_like(data)):
-            return codec.decode(data, reading)
-        if codec.schema is None:
-            return codec.decode(read_json(data, limits, f"the {codec.name} body"), reading)
-        return decode_json(codec, reading, raw=data)
     named = None if dialect is None else get(dialect)
     inp = _Input(data, limits)
-    reading = Reading(limits, len(data) if type(data) is bytes else inp.size, now=now, trace=trace)
-    raw = inp.raw
-    if type(raw) is bytes and raw.count(b"{") + raw.count(b"[") < limits.max_depth:
-        reading.deep = False
+    reading = _reading(limits, inp.raw, now, trace, "", inp)
     if lenient:
         reading.lenient = True
     if status is not None:
@@ -252,14 +214,42 @@ def _decode(
         reading.status = status
     codec = named if named is not None else _detected(inp)
     reading.dialect = codec.name
+    return _read_as(codec, inp.raw, reading, inp.json)
+
+
+def _reading(
+    limits: Limits, raw: Any, now: float | Callable[[], float] | None, trace: bool, name: str, inp: _Input | None = None
+) -> Reading:
+    """The per-decode state for input `raw` (bytes, or what _Input made of the input),
+    read as the dialect `name` ("" while it is not known)."""
+    if type(raw) is bytes:
+        if len(raw) > limits.max_bytes:
+            raise DecodeError(f"the input is {len(raw)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
+        size = len(raw)
+    else:
+        size = inp.size if inp is not None else 0
+    reading = Reading(limits, size) if now is None and not trace else Reading(limits, size, now=now, trace=trace)
+    if type(raw) is bytes and raw.count(b"{") + raw.count(b"[") < limits.max_depth:
+        reading.deep = False  # no input this short in brackets can be nested past the limit
+    reading.dialect = name
+    return reading
+
+
+def _read_as(codec: Dialect, raw: Any, reading: Reading, parsed: Any = _NO_JSON) -> Fault:
+    """The one ending of every decode: the input read as `codec`. `raw` is bytes, trailer
+    pairs, or None for a JSON value given parsed; `parsed` the JSON value when it has
+    been parsed already (to detect the dialect, or by the caller)."""
     if codec.form == "json":
-        if inp.json is not _NO_JSON:  # parsed already, to detect the dialect
-            return decode_json(codec, reading, value=inp.json)
-        if type(inp.raw) is bytes:
-            if codec.bytes_too and not json_like(inp.raw):
-                return codec.decode(inp.raw, reading)  # not JSON: the bytes themselves (AWS's XML)
-            return decode_json(codec, reading, raw=inp.raw)
-    return codec.decode(inp.value_for(codec), reading)
+        if parsed is not _NO_JSON:
+            return decode_json(codec, reading, value=parsed)
+        if type(raw) is not bytes:
+            raise DecodeError(f"{codec.name} takes a JSON body, got {type(raw).__name__}")
+        if codec.bytes_too and not json_like(raw):
+            return codec.decode(raw, reading)  # not JSON: the bytes themselves (AWS's XML)
+        return decode_json(codec, reading, raw=raw)
+    if raw is None:
+        raise DecodeError(f"{codec.name} takes bytes, not a parsed JSON value")
+    return codec.decode(raw, reading)
 
 
 def decode_for_lint(data: bytes, dialect: str | None, limits: Limits, now: float | None) -> Fault:
@@ -275,10 +265,7 @@ def _bare_body(inp: _Input, codec: Dialect | None, status: int, reading: Reading
         reading.dialect = codec.name
         if status < 400 and not codec.errors_on_success:
             raise DecodeError(f"not an error response: {status}")
-        value = inp.value_for(codec)
-        if type(value) is bytes:  # a json dialect that reads other bytes too (bytes_too)
-            return codec.decode(value, reading)
-        return decode_json(codec, reading, value=value)
+        return _read_as(codec, inp.raw, reading, inp.json)
     if inp.raw is None:  # a parsed JSON value
         return read_body(None, http, reading, bare=True, parsed=inp.json)
     return read_body(inp.raw, http, reading, bare=True)

@@ -244,14 +244,21 @@ def check_extensions(extensions: dict[str, Any]) -> None:
 set_extension_check(check_extensions)
 
 
-def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] | tuple[Dialect, ...]) -> Dialect | None:
-    """The candidate that recognises `value` most strongly, the first among equals
-    (candidates come in precedence order); None when none does."""
+def strongest(
+    value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] | tuple[Dialect, ...], raw: Any = None
+) -> Dialect | None:
+    """The candidate that recognises the input most strongly, the first among equals
+    (candidates come in precedence order); None when none does. The one detection every
+    path asks (decode, detect, lint, bare bodies, HTTP bodies): a `json` dialect is shown
+    `value`, the input parsed, and any other the input as it came, `raw` (when it differs:
+    an HTTP body; `value` is then the raw bytes too for a body that is no JSON)."""
+    if raw is None:
+        raw = value
     if type(value) is dict and type(candidates) is tuple:
-        return best_claim(claimants(candidates, value, http), value, value, http)
+        return best_claim(claimants(candidates, value, http), value, raw, http)
     best, score = None, 0.0
     for dialect in candidates:
-        claim = dialect.recognise(value, http)
+        claim = dialect.recognise(value if dialect.form == "json" else raw, http)
         if claim > score:
             if claim >= CERTAIN:
                 return dialect  # nothing claims more, and among equals the earlier wins
@@ -283,7 +290,7 @@ def claimants(candidates: tuple[Dialect, ...], value: dict[str, Any], http: Http
     the strongest claim it can make here."""
     # A media type of the dialect's own (not application/json, which most share) names it
     # whatever the members, and lifts its ceiling.
-    media = "" if http is None or http.media_type in _GENERIC_MEDIA else http.media_type
+    media = "" if http is None or http.media_type in GENERIC_MEDIA else http.media_type
     small = len(value) <= 16
     if small:
         key = (id(candidates), media, *value)
@@ -317,14 +324,15 @@ def by_form(form: str) -> tuple[Dialect, ...]:
 
 
 _forms: dict[str, tuple[Dialect, ...]] = {}
-_GENERIC_MEDIA = frozenset(("application/json", "text/plain", "text/html", ""))
+# Media types that many dialects share: they name none of them.
+GENERIC_MEDIA = frozenset(("application/json", "text/plain", "text/html", ""))
 
 
 def by_media(media: str) -> Dialect | None:
     """The body dialect a specific media type names (`application/problem+json`), the
     first in precedence order; None for a generic one (`application/json`), which many
     dialects share."""
-    if media in _GENERIC_MEDIA:
+    if media in GENERIC_MEDIA:
         return None
     if not _loaded:
         _load()
@@ -332,7 +340,7 @@ def by_media(media: str) -> Dialect | None:
     if not index:
         for dialect in by_form("body"):
             for name in (dialect.media_type, *dialect.media_types):
-                if name not in _GENERIC_MEDIA:
+                if name not in GENERIC_MEDIA:
                     index.setdefault(name, dialect)  # type: ignore[arg-type]
         index[""] = None  # built
     return index.get(media)

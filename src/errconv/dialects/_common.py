@@ -15,7 +15,7 @@ import msgspec
 from .._model.errors import DecodeError, shorten
 from .._model.fault import Fault, Origin
 from .._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
-from .._model.schema import beyond_double
+from .._model.schema import beyond_double, check_depth
 from ..codes import Code, NextStep, infer_next_step
 
 __all__ = [
@@ -226,6 +226,14 @@ class Reading:
         """Record (when tracing) that `what` was read at `pointer` as `raw`."""
         if self.seen is not None:
             self.seen.append((what, self.at + pointer, raw))
+
+    def keep_extensions(self, fields: dict[str, Any], extensions: dict[str, Any]) -> None:
+        """The decoder's tail for the members it did not read: kept as `extensions` in
+        `fields` when there are any, refused past `Limits.max_depth`."""
+        if extensions:
+            if self.deep:
+                check_depth(extensions, self.limits.max_depth)
+            fields["extensions"] = extensions
 
     def http_status_wins(self, body_status: int | None) -> int | None:
         """The status a decoded body gets: the wire's when there is one (generic HTTP

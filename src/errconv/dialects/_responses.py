@@ -39,7 +39,7 @@ from .._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from .._model.retry_after import format_retry_after, parse_http_date, parse_retry_after
 from ..codes import NextStep, code_for_http, reason_phrase
 from ..details import RequestInfo
-from . import CERTAIN, Dialect, HttpInfo, best_claim, body_dialects, by_media, claimants, get
+from . import GENERIC_MEDIA, Dialect, HttpInfo, body_dialects, by_media, get, strongest
 from ._base import decode_json
 from ._common import CodeValue, Headers, Reading, Writing, read_json, valid_code, write_json
 from ._status import without_debug
@@ -349,7 +349,6 @@ def _vague(status: int, body: bytes, media_type: str, reading: Reading, what: st
 
 
 _UNPARSED: Any = object()
-_GENERIC = frozenset(("application/json", "text/plain", "text/html", ""))
 _FORM = "application/x-www-form-urlencoded"
 _MAX_FORM_FIELDS = 256
 
@@ -376,7 +375,7 @@ def read_body(
     the caller gave."""
     media = http.media_type
     value = parsed
-    if body is not None and media not in _GENERIC:
+    if body is not None and media not in GENERIC_MEDIA:
         named = by_media(media)
         if named is not None and named.form == "json" and (http.status is None or http.status >= 400 or named.errors_on_success):
             stripped = body.strip()
@@ -407,10 +406,7 @@ def read_body(
     is_json = value is not _UNPARSED
     ok = http.status is not None and http.status < 400 and not reading.lenient
     candidates = _candidates(is_json, body is not None, ok)
-    if is_json and type(value) is dict:
-        dialect = best_claim(claimants(candidates, value, http), value, body or b"", http)
-    else:
-        dialect = strongest_of(candidates, value, body or b"", http)
+    dialect = strongest(value if is_json else body or b"", http, candidates, raw=body or b"")
     if dialect is None:
         if ok:
             raise DecodeError(f"not an error response: {http.status}")
@@ -447,21 +443,6 @@ def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
 
 
 _CANDIDATES: dict[tuple[bool, bool, bool], tuple[tuple[Dialect, ...], tuple[Dialect, ...]]] = {}
-
-
-def strongest_of(candidates: tuple[Dialect, ...], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:
-    best, score = None, 0.0
-    for dialect in candidates:
-        claim = dialect.recognise(value if dialect.form == "json" and value is not _UNPARSED else raw, http)
-        if claim > score:
-            if claim >= CERTAIN:
-                return dialect  # nothing claims more, and among equals the earlier wins
-            best, score = dialect, claim
-    return best
-
-
-
-
 
 
 def read(status: Any, headers: Headers, body: bytes, reading: Reading) -> Fault:

@@ -159,15 +159,27 @@ def to_grpc(fault: Fault, *, keep_debug: bool = False, limits: Limits = DEFAULT_
 
 
 def status_code(code: int) -> Any:
-    """`grpc.StatusCode` for a number when grpcio is installed, else the number."""
-    try:
-        import grpc  # only here: nothing else errconv does needs grpcio
-    except ImportError:
+    """`grpc.StatusCode` for a number when grpcio is installed (UNKNOWN for a number gRPC
+    has no name for), else the number."""
+    codes = _status_codes()
+    if codes is None:
         return code
-    for member in grpc.StatusCode:
-        if member.value[0] == code:
-            return member
-    return grpc.StatusCode.UNKNOWN
+    found = codes.get(code)
+    return found if found is not None else codes[2]  # UNKNOWN
+
+
+_STATUS_CODES: list[dict[int, Any] | None] = []
+
+
+def _status_codes() -> dict[int, Any] | None:
+    if not _STATUS_CODES:
+        try:
+            import grpc  # only here: nothing else errconv does needs grpcio
+        except ImportError:
+            _STATUS_CODES.append(None)
+        else:
+            _STATUS_CODES.append({member.value[0]: member for member in grpc.StatusCode})
+    return _STATUS_CODES[0]
 
 
 def trailers_for(

@@ -660,10 +660,7 @@ class Aws(Dialect):
         request_id = request_id or _request_id(reading.headers)
         if request_id is not None:
             fields["details"] = (RequestInfo(request_id=request_id),)
-        if extensions:
-            if reading.deep:
-                check_depth(extensions, reading.limits.max_depth)
-            fields["extensions"] = extensions
+        reading.keep_extensions(fields, extensions)
         reading.saw("body", "", "aws")
         return self._finish(fields, code, fault_type, reading, in_success=status is not None and status < 300)
 

@@ -43,7 +43,6 @@ from .._model.fault import Fault, Violation
 from ..codes import CODE_BY_NAME, Code, NextStep, code_for_http, code_name, http_for_code
 from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
 from ._common import CodeValue, Reading, Writing, write_json
-from .._model.schema import check_depth
 from ._slot import read_slot, write_slot
 
 __all__ = ["GraphQL", "path_of", "spell_path"]
@@ -288,10 +287,7 @@ class GraphQL(Dialect):
             status = row[1] if row is not None else http_for_code(grpc_code)
             reading.inferred += ("status",)
         fields["status"], fields["grpc_code"] = status, grpc_code
-        if extensions:
-            if reading.deep:
-                check_depth(extensions, reading.limits.max_depth)
-            fields["extensions"] = extensions
+        reading.keep_extensions(fields, extensions)
         if reading.seen is not None:
             reading.saw("body", "", "graphql")
             if type(message) is str:

@@ -34,7 +34,6 @@ from ..codes import CODE_BY_NAME, code_for_http
 from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, write_json
 from ._pointer import pointer_of, pointer_to_field
-from .._model.schema import check_depth
 from ._slot import read_slot, write_slot
 
 __all__ = ["JsonApi"]
@@ -219,10 +218,7 @@ class JsonApi(Dialect):
             grpc_code = code_for_http(status)
             reading.inferred += ("grpc_code",)
         fields["status"], fields["grpc_code"] = status, grpc_code
-        if extensions:
-            if reading.deep:
-                check_depth(extensions, reading.limits.max_depth)
-            fields["extensions"] = extensions
+        reading.keep_extensions(fields, extensions)
         if reading.seen is not None:
             reading.saw("body", "", "jsonapi")
             for name in ("title", "detail"):

@@ -40,7 +40,6 @@ from .._model.fault import Fault
 from ..codes import CODE_BY_NAME, Code, NextStep, code_name, http_for_code
 from ._base import CERTAIN, LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, whole_seconds, write_json
-from .._model.schema import check_depth
 from ._slot import read_slot, write_slot
 
 __all__ = ["JsonRpc", "class_of", "wire_status"]
@@ -238,10 +237,7 @@ class JsonRpc(Dialect):
             if name == "error" or (name == "jsonrpc" and item == "2.0") or (name in ("result", "id") and item is None):
                 continue
             extensions.setdefault(name, item)
-        if extensions:
-            if reading.deep:
-                check_depth(extensions, reading.limits.max_depth)
-            fields["extensions"] = extensions
+        reading.keep_extensions(fields, extensions)
         if reading.seen is not None:
             reading.saw("body", at, "jsonrpc")
             if type(message) is str:

@@ -35,7 +35,7 @@ from ..codes import Code, NextStep, code_for_http
 from ..details import ResourceInfo
 from ._base import CERTAIN, STRONG, Dialect, HttpInfo
 from ._common import Reading, whole_seconds
-from .._model.schema import check_depth, counted
+from .._model.schema import counted
 
 __all__ = ["Kubernetes", "REASONS"]
 
@@ -187,10 +187,7 @@ class Kubernetes(Dialect):
 
         if delay is not None:
             fields["retry_after_seconds"] = delay
-        if extensions:
-            if reading.deep:
-                check_depth(extensions, reading.limits.max_depth)
-            fields["extensions"] = extensions
+        reading.keep_extensions(fields, extensions)
         step = _STEP_FOR_REASON.get(reason) if type(reason) is str else None
         if reading.seen is not None:
             reading.saw("body", at, "kubernetes")

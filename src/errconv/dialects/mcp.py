@@ -38,7 +38,6 @@ from .._model.fault import Fault
 from ..codes import Code, NextStep, reason_phrase
 from ._base import CERTAIN, Dialect, HttpInfo
 from ._common import Reading, Writing, capped_delay, write_json
-from .._model.schema import check_depth
 from ._slot import read_slot, write_slot
 from .problem import _codes
 
@@ -181,10 +180,7 @@ class Mcp(Dialect):
                 if stated is None:
                     by_code = (step, f"the tool result's text ({words!r})")
         fields["status"], fields["grpc_code"] = _codes(status, grpc_name, reading)
-        if extensions:
-            if reading.deep:
-                check_depth(extensions, reading.limits.max_depth)
-            fields["extensions"] = extensions
+        reading.keep_extensions(fields, extensions)
         if reading.seen is not None:
             reading.saw("body", at, "mcp")
             if prose:

@@ -405,10 +405,7 @@ def _decode(value: Any, reading: Reading) -> Fault:
     fields["status"] = status
     fields["grpc_code"] = grpc_code
 
-    if extensions:
-        if reading.deep:
-            check_depth(extensions, reading.limits.max_depth)
-        fields["extensions"] = extensions
+    reading.keep_extensions(fields, extensions)
     by_code = None
     if stated is None:
         by_code = step_for_codes([c for c in (code, *_chain(inner)) if c])

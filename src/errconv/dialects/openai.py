@@ -41,7 +41,6 @@ from ..codes import NextStep, code_for_http
 from ..details import RequestInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading, Writing, capped_delay, whole_seconds, write_json
-from .._model.schema import check_depth
 from .stripe import header_copy
 
 __all__ = ["OpenAI", "STEP_FOR_CODE", "error_type", "status_for"]
@@ -331,10 +330,7 @@ class OpenAI(Dialect):
         if "retry_after_seconds" not in fields:
             taken.discard("retry_after_seconds")
         extensions = {name: item for name, item in inner.items() if name not in taken}
-        if extensions:
-            if reading.deep:
-                check_depth(extensions, reading.limits.max_depth)
-            fields["extensions"] = extensions
+        reading.keep_extensions(fields, extensions)
         headers = reading.headers
         if headers is not None:
             rid = headers.get("x-request-id")

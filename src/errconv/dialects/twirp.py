@@ -37,7 +37,6 @@ from .._model.limits import MAX_RETRY_AFTER_SECONDS
 from ..codes import Code, code_for_http
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading, Writing, capped_delay, write_json
-from .._model.schema import check_depth
 
 __all__ = ["CODE_FOR_WORD", "HTTP_FOR_WORD", "Twirp"]
 
@@ -206,10 +205,7 @@ class Twirp(Dialect):
         elif word:
             fields.setdefault("code", word)  # a code outside Twirp's set: the service's, as it spells it
         self._status(fields, word, strings, reading)
-        if extensions:
-            if reading.deep:
-                check_depth(extensions, reading.limits.max_depth)
-            fields["extensions"] = extensions
+        reading.keep_extensions(fields, extensions)
         if reading.seen is not None:
             reading.saw("body", "", "twirp")
             if type(msg) is str and msg:

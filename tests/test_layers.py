@@ -44,7 +44,15 @@ FACE = "errconv"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "model",
-        ("errconv._model", "errconv._model.*", "errconv.codes", "errconv.details", "errconv._proto", "errconv._proto.*"),
+        (
+            "errconv._model",
+            "errconv._model.*",
+            "errconv.codes",
+            "errconv.details",
+            "errconv._version",
+            "errconv._proto",
+            "errconv._proto.*",
+        ),
     ),
     ("dialects", ("errconv.dialects", "errconv.dialects.*", "errconv._vocabulary")),
     ("pipeline", ("errconv._pipeline", "errconv._pipeline.*", "errconv.retry")),

@@ -24,6 +24,7 @@ private.
 """
 
 import importlib.machinery as _machinery
+import typing as _typing
 
 from ._pipeline import api as _api
 from ._pipeline.api import convert, decode, detect, encode, losses
@@ -33,6 +34,7 @@ from .dialects._trailers import GrpcStatus, from_grpc, to_grpc
 from ._pipeline.http import from_http, to_http
 from .dialects._responses import HttpResponse
 from ._model.limits import Limits
+from ._version import __version__
 from .codes import Code, NextStep
 from .dialects import Dialect, names as dialect_names, register_dialect
 from .lint import Finding, lint_body, lint_paths
@@ -74,7 +76,24 @@ __all__ = [
     "to_http",
 ]
 
-__version__ = "0.2.0"
+# The public names defined in private modules say they are errconv's (`errconv.Fault`
+# in reprs, tracebacks and pickles, not `errconv._model.fault.Fault`). Names of the
+# public submodules (errconv.retry, errconv.lint, errconv.codes, errconv.dialects) keep
+# theirs; a compiled function or class may refuse the change, and keeps its own.
+for _name in __all__:
+    _value = globals()[_name]
+    if getattr(_value, "__module__", "").startswith(("errconv._", "errconv.dialects._")):
+        try:
+            if isinstance(_value, type) and "__annotations__" in vars(_value):
+                # Annotations are text (PEP 563), read in the namespace of `__module__`:
+                # resolved now, in their own module, so msgspec and typing still can.
+                _hints = _typing.get_type_hints(_value)
+                _value.__annotations__ = {key: _hints[key] for key in vars(_value)["__annotations__"]}
+            _value.__module__ = __name__
+        except (AttributeError, TypeError):
+            pass
+del _name, _value
+
 # Which build runs: True when the hot modules are C extensions compiled by mypyc
 # (ERRCONV_COMPILE=1 at install time; setup.py lists them), False for pure Python.
 __compiled__: bool = _api.__file__ is not None and _api.__file__.endswith(tuple(_machinery.EXTENSION_SUFFIXES))

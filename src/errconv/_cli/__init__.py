@@ -27,7 +27,8 @@ from typing import Any, BinaryIO, NoReturn, TextIO
 
 import msgspec
 
-from .. import __compiled__, __version__
+from .. import __compiled__
+from .._version import __version__
 from .. import dialects
 from .._pipeline.api import decode, decode_detected, encode, losses
 from .._model.errors import DecodeError, ErrconvError, UnknownDialectError

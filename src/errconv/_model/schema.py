@@ -302,10 +302,6 @@ def _py_struct(value: struct_pb2.Struct, depth: int, limit: int) -> dict[str, An
     return {key: _py_value(fields[key], depth, limit) for key in (sorted(fields) if len(fields) > 1 else fields)}
 
 
-def value_to_python(value: struct_pb2.Value) -> Any:
-    return _py_value(value, 0, _NO_LIMIT)
-
-
 def struct_to_python(value: struct_pb2.Struct) -> dict[str, Any]:
     return _py_struct(value, 0, _NO_LIMIT)
 

@@ -326,14 +326,6 @@ def convert(
     return out
 
 
-def encode_with_losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tuple[bytes, tuple[str, ...]]:
-    """`encode(fault, dialect)` and `losses(fault, dialect)` together, encoding once
-    (the command line reports what each body lost as it converts)."""
-    codec = get(dialect)
-    out = _encode(codec, fault, limits)
-    return out, _measured(fault, codec, out)
-
-
 def losses(fault: Fault, dialect: str, *, limits: Limits = DEFAULT_LIMITS) -> tuple[str, ...]:
     """The fields of `fault` that `dialect` cannot carry, by name.
 

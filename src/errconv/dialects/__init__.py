@@ -25,6 +25,7 @@ import difflib
 import importlib
 import pkgutil
 import threading
+import typing
 from collections.abc import Iterator
 from importlib import metadata
 from typing import Any
@@ -52,6 +53,16 @@ __all__ = [
     "reserved_names",
     "unregister_dialect",
 ]
+
+# The protocol's types are documented here, where callers reach them: they say so.
+for _public in (Dialect, HttpInfo, Headers, Reading, Writing):
+    try:
+        if "__annotations__" in vars(_public):  # text (PEP 563), resolved where it was written
+            _hints = typing.get_type_hints(_public)
+            _public.__annotations__ = {key: _hints[key] for key in vars(_public)["__annotations__"]}
+        _public.__module__ = __name__
+    except (AttributeError, TypeError):  # a class compiled by mypyc keeps its own
+        pass
 
 ENTRY_POINTS = "errconv.dialects"
 

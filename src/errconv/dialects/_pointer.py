@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
-__all__ = ["field_to_pointer", "pointer_of", "pointer_to_field"]
+__all__ = ["pointer_of", "pointer_to_field"]
 
 _SEGMENT = re.compile(r"\[([^\[\]]+)\]|\.?([^.\[\]]+)")
 _SAFE = "!$&'()*+,;=:@-._~"
@@ -32,13 +32,6 @@ def _segments(field: str) -> list[str] | None:
         out.append(m.group(1) if m.group(1) is not None else m.group(2))
         pos = m.end()
     return out
-
-
-def field_to_pointer(field: str) -> str | None:
-    """`items[0].price` -> `#/items/0/price`; None when the path has no segments."""
-    if _SIMPLE_FIELD.fullmatch(field):
-        return _plain_pointer(field)
-    return _escaped_pointer(field)
 
 
 def _plain_pointer(field: str) -> str:

@@ -97,8 +97,6 @@ class HttpResponse:
         return f"HttpResponse(status={self.status}, headers={self.headers!r}, body={shorten(self.body, 60)})"
 
 
-
-
 def respond(fault: Fault, body_dialect: Dialect, writing: Writing) -> HttpResponse:
     """to_http's work, for a dialect and a Writing in hand."""
     try:

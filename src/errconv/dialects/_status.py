@@ -28,7 +28,6 @@ __all__ = [
     "OWN_DETAILS",
     "check_details_count",
     "code_from_reason",
-    "is_debug_item",
     "fields_from_status",
     "pack",
     "reason_for",
@@ -448,9 +447,3 @@ def without_debug(fault: Fault) -> Fault:
     if fault.alternatives and _holds_debug(list(fault.alternatives)):
         changes["alternatives"] = tuple(_scrub(v) for v in fault.alternatives if not _is_debug(v))
     return fault.replace(**changes) if changes else fault
-
-
-def is_debug_item(item: Any) -> bool:
-    """A detail that is a DebugInfo, typed or kept raw (by the end of its type URL)."""
-    return _is_debug(item)
-

@@ -1,0 +1,48 @@
+"""errconv's face: its public names say they are errconv's, and its version is written once."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import pathlib
+import pickle
+import tomllib
+
+import errconv
+from errconv import dialects
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_public_names_do_not_name_a_private_module() -> None:
+    private = {
+        name: getattr(errconv, name).__module__
+        for name in errconv.__all__
+        if "._" in getattr(getattr(errconv, name), "__module__", "") or getattr(errconv, name).__module__.startswith("errconv._")
+    }
+    if not errconv.__compiled__:  # a compiled class or function may refuse the new name
+        assert not private
+    assert repr(errconv.Fault) == "<class 'errconv.Fault'>"
+    assert errconv.DecodeError.__module__ == "errconv"
+
+
+def test_a_fault_and_an_error_pickle_under_their_public_names() -> None:
+    fault = errconv.Fault.build(status=404, code="not_found")
+    assert pickle.loads(pickle.dumps(fault)) == fault
+    assert b"_model" not in pickle.dumps(fault)  # the class is found as errconv.Fault
+    error = pickle.loads(pickle.dumps(errconv.DecodeError("bad input")))
+    assert type(error) is errconv.DecodeError and str(error) == "bad input"
+
+
+def test_the_protocol_types_are_public() -> None:
+    for name in ("Dialect", "HttpInfo", "Headers", "Reading", "Writing"):
+        assert name in dialects.__all__
+        if not errconv.__compiled__:
+            assert getattr(dialects, name).__module__ == "errconv.dialects", name
+
+
+def test_one_version() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert importlib.metadata.version("errconv") == errconv.__version__
+    written = [p for p in (ROOT / "src" / "errconv").rglob("*.py") if "__version__ = " in p.read_text()]
+    assert [p.name for p in written] == ["_version.py"]

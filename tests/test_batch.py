@@ -152,6 +152,14 @@ def test_bad_items_are_error_rows_and_bad_names_raise() -> None:
     assert row.error == str(raised.value)
 
 
+def test_statuses_and_inputs_must_pair_up() -> None:
+    with pytest.raises(errconv.ErrconvError, match="status ran out"):
+        list(batch.rows([b"a", b"b"], status=[503]))
+    with pytest.raises(errconv.ErrconvError, match="more values"):
+        list(batch.rows([b"a"], status=[503, 502]))
+    assert [r.status for r in batch.rows([b"a", b"b"], status=(s for s in (503, 502)))] == [503, 502]
+
+
 def test_the_arrow_table_holds_the_rows() -> None:
     pa = pytest.importorskip("pyarrow", reason="pyarrow is in the test extra; this guards a bare install")
     cases = INPUTS + JUNK

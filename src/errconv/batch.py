@@ -81,11 +81,7 @@ def _as_bytes(item: Any) -> bytes:
     raise ErrconvError(f"a batch input is bytes or text, not {type(item).__name__}")
 
 
-def _statuses(status: int | Iterable[int | None] | None) -> Iterator[int | None]:
-    if status is None or isinstance(status, int):
-        while True:
-            yield status
-    yield from status
+_END = object()
 
 
 def rows(
@@ -108,7 +104,12 @@ def rows(
     """
     core = Core(_reader(source, limits, now), to, limits)
     one = core.one
-    for item, given in zip(inputs, _statuses(status)):
+    one_status = status is None or isinstance(status, int)
+    statuses: Iterator[Any] = iter(()) if one_status else iter(status)  # type: ignore[arg-type]
+    for item in inputs:
+        given: Any = status if one_status else next(statuses, _END)
+        if given is _END:
+            raise ErrconvError("status ran out before the inputs; give one status per input, or one for all")
         try:
             if item is None:
                 raise ErrconvError("no input (null)")
@@ -132,6 +133,8 @@ def rows(
             lost if to is not None else None,
             None,
         )
+    if next(statuses, _END) is not _END:
+        raise ErrconvError("status holds more values than there are inputs; give one status per input, or one for all")
 
 
 def _pyarrow() -> Any:
@@ -161,15 +164,17 @@ def schema() -> pyarrow.Schema:
     )
 
 
-def _values(column: Any) -> list[Any]:
-    """The Python values of an Arrow array or chunked array (or of any iterable)."""
-    to_pylist = getattr(column, "to_pylist", None)
-    if to_pylist is not None:
-        return list(to_pylist())
-    to_arrow = getattr(column, "to_arrow", None)  # a Polars Series
+def _arrow(pa: Any, column: Any) -> Any:
+    """An Arrow array of `column`: an array or chunked array as it is, a Polars Series
+    through its Arrow form, any other iterable built into one."""
+    if isinstance(column, pa.ChunkedArray):
+        return column.combine_chunks()
+    if isinstance(column, pa.Array):
+        return column
+    to_arrow = getattr(column, "to_arrow", None)  # a Polars or pandas-on-Arrow Series
     if to_arrow is not None:
-        return list(to_arrow().to_pylist())
-    return list(column)
+        return _arrow(pa, to_arrow())
+    return pa.array(list(column))
 
 
 def table(
@@ -185,14 +190,38 @@ def table(
     """`rows()` over an Arrow column of bodies (string or binary; a chunked array, a Polars
     Series or any iterable too), as an Arrow table with the columns of `schema()`.
 
-    `status` is one status for all, or a column of them aligned with `column`.
+    `status` is one status for all, or a column of them aligned with `column`. The
+    column is dictionary-encoded by Arrow, so each distinct (body, status) is read and
+    built once, and the table is taken from the distinct rows.
     """
     pa = _pyarrow()
-    statuses = status if status is None or isinstance(status, int) else _values(status)
-    out = rows(_values(column), to=to, source=source, status=statuses, strict=strict, limits=limits, now=now)
+    encoded = _arrow(pa, column).dictionary_encode()
+    bodies = encoded.dictionary.to_pylist()
+    indices = encoded.indices.to_pylist()
+    given: list[Any]
+    if status is None or isinstance(status, int):
+        given = [status] * len(indices)
+    else:
+        given = _arrow(pa, status).to_pylist()
+        if len(given) != len(indices):
+            raise ErrconvError(f"status holds {len(given)} values for {len(indices)} bodies; give one per body, or one for all")
+    distinct: dict[tuple[Any, Any], int] = {}
+    order: list[int] = []
+    inputs: list[Any] = []
+    statuses: list[Any] = []
+    for index, code in zip(indices, given):
+        key = (index, code)
+        at = distinct.get(key)
+        if at is None:
+            at = distinct[key] = len(inputs)
+            inputs.append(None if index is None else bodies[index])
+            statuses.append(code)
+        order.append(at)
     columns: list[list[Any]] = [[] for _ in COLUMNS]
     appends = [c.append for c in columns]
-    for row in out:
+    for row in rows(inputs, to=to, source=source, status=statuses, strict=strict, limits=limits, now=now):
         for append, value in zip(appends, row):
             append(value)
-    return pa.Table.from_arrays([pa.array(values, type=field.type) for values, field in zip(columns, schema())], schema=schema())
+    kinds = schema()
+    built = pa.Table.from_arrays([pa.array(values, type=field.type) for values, field in zip(columns, kinds)], schema=kinds)
+    return built.take(pa.array(order, type=pa.int64()))

@@ -13,9 +13,12 @@ import pathlib
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import errconv
 from errconv import _batch, batch
+from fuzz_inputs import inputs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NOW = 1_800_000_000.0  # the clock tests/test_realworld.py reads the captures against
@@ -173,3 +176,14 @@ def test_the_arrow_table_holds_the_rows() -> None:
     # text columns and chunked arrays read the same
     text = pa.chunked_array([pa.array([d.decode("utf-8", "replace") for _, d, _ in INPUTS[:40]]), pa.array(["nonsense"])])
     assert batch.table(text).num_rows == 41
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(inputs(), min_size=1, max_size=6), st.lists(st.sampled_from([None, 400, 429, 503, 200, 0, 99999]), min_size=6, max_size=6))
+def test_hostile_batches_never_raise_and_still_say_what_decode_says(drawn: list[tuple[str, bytes]], statuses: list[int | None]) -> None:
+    # The fuzz suite's hostile inputs (every dialect's seeds, mutated), twice over so the
+    # second of each is answered from the batch's memory: each row still equals decode's.
+    data = [d for _, d in drawn] * 2
+    given_statuses = (statuses[: len(drawn)]) * 2
+    got = list(batch.rows(data, to="problem", status=given_statuses, now=NOW))
+    assert [tuple(r) for r in got] == [_expected(d, s, "problem") for d, s in zip(data, given_statuses)]

@@ -29,7 +29,7 @@ import golden_corpus as gc
 from errconv import _cli as cli
 from errconv import dialects
 from errconv._model.fault import Fault, Violation
-from errconv._cli.lines import _EXACT_MEMBERS, LossCache, shape
+from errconv._batch import _EXACT_MEMBERS, LossCache, shape
 from errconv.codes import code_name, reason_phrase
 from errconv.details import LocalizedMessage
 from fuzz_inputs import inputs

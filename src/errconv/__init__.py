@@ -18,7 +18,7 @@ b'{"error":{"type":"invalid_request_error","message":"slow down","next_step":"wa
 Public submodules: `errconv.details` (the detail types), `errconv.codes` (the code
 tables), `errconv.dialects` (the dialect protocol and registry), `errconv.gateway`
 (ASGI middleware and framework hooks for the HTTP edge), `errconv.lint`,
-`errconv.retry`, and the gRPC interceptors `errconv.interceptors` and `errconv.aio`
+`errconv.retry`, `errconv.batch` (many inputs at once, an Arrow column in and out), and the gRPC interceptors `errconv.interceptors` and `errconv.aio`
 (grpcio, the `grpc` extra; importing errconv never imports them). Everything else is
 private.
 """

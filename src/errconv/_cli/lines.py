@@ -1,14 +1,7 @@
 """`errconv convert --lines`: JSON Lines in, one converted body per line out.
 
-What a line costs is its decode and its encode; what the target cannot carry is not
-measured again for every line. `losses()` measures by writing the fault and reading
-it back, a second decode per line, which cost more than the first. A log repeats a
-few shapes of error, so `LossCache` measures each shape once: `shape()` keeps every
-value losses can turn on exactly (status, codes, names, numbers outside the usual
-range, text that is empty or holds controls) and reduces free text to which other
-string it equals. `tests/test_lines.py` holds a cached answer to the measured one on
-every golden case and the fuzz corpus, with the free text of each fault swapped for
-hostile text of the same shape.
+Each line goes through the batch API's core (`_batch.Core`): a line seen before is not
+read again, and what the target cannot carry is measured once per shape of fault.
 
 `--jobs N` hands chunks of lines to N processes, in order, each chunk converted as one
 process would and written back in the order read.
@@ -17,177 +10,17 @@ process would and written back in the order read.
 from __future__ import annotations
 
 import base64
-import math
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
-import msgspec
-
-from .._pipeline.api import _encode, _measured
+from .._batch import Core
 from .._model.errors import ErrconvError
-from .._model.fault import Fault, Violation
+from .._model.fault import Fault
 from .._model.limits import DEFAULT_LIMITS
-from ..codes import code_name, reason_phrase
-from ..details import ErrorInfo, FieldViolation, LocalizedMessage, PreconditionViolation, QuotaViolation, RawDetail, ResourceInfo
-from ..dialects import Dialect, get
 
-__all__ = ["Converter", "LossCache", "convert_lines", "numbered", "shape"]
-
-# --------------------------------------------------------------------------- the shape of a fault
-
-# Ints and floats in extension and alternative members are kept by class, not value,
-# within the range every dialect carries exactly (a google.protobuf.Struct holds doubles).
-_INT_RANGE = 2**31
-
-# Members of Structs that name rather than say: kept exactly. A RawDetail's type URL
-# names a lost detail in losses() (`details.Foo`); a violation's field is a path whose
-# syntax a dialect may convert.
-_EXACT_MEMBERS: dict[type, frozenset[str]] = {
-    Violation: frozenset(("field", "reason")),
-    RawDetail: frozenset(("type_url",)),
-    ErrorInfo: frozenset(("reason", "domain")),
-    QuotaViolation: frozenset(("api_service", "quota_metric", "quota_id")),
-    PreconditionViolation: frozenset(("type",)),
-    ResourceInfo: frozenset(("resource_type",)),
-    LocalizedMessage: frozenset(("locale",)),
-    FieldViolation: frozenset(("field", "reason")),
-}
-_MEMBERS: dict[type, tuple[tuple[str, bool], ...]] = {}  # Struct -> (member, exact?), in order
-
-
-def _members(kind: type) -> tuple[tuple[str, bool], ...]:
-    exact = _EXACT_MEMBERS.get(kind, frozenset())
-    found = _MEMBERS[kind] = tuple((f, f in exact) for f in kind.__struct_fields__)  # type: ignore[attr-defined]
-    return found
-
-
-def _walk(value: Any, add: Callable[[Any], None], seen: dict[str, int], exact_numbers: bool) -> None:
-    """Append the tokens of `value` to a key. Each node's tokens say where it ends (a
-    container's count, a Struct's class), so equal keys are equal shapes: a string is
-    one token (its index in `seen`, or the text itself when empty or not printable, as a
-    codec may treat controls and lone surrogates apart); anything else starts with its
-    type. Member names and exact members are kept (and entered in `seen`)."""
-    kind = type(value)
-    if kind is str:
-        add(seen.setdefault(value, len(seen)) if value and value.isprintable() else value)
-    elif kind is dict:
-        add(dict)
-        add(len(value))
-        for k, v in value.items():
-            if k not in seen:
-                seen[k] = len(seen)
-            add(k)
-            _walk(v, add, seen, exact_numbers)
-    elif kind is list or kind is tuple:  # (a tuple is no list to ==)
-        add(kind)
-        add(len(value))
-        for v in value:
-            _walk(v, add, seen, exact_numbers)
-    elif isinstance(value, msgspec.Struct):
-        add(kind)
-        for f, exact in _MEMBERS.get(kind) or _members(kind):
-            v = getattr(value, f)
-            if exact:
-                if type(v) is str and v not in seen:
-                    seen[v] = len(seen)
-                add(v)
-            else:
-                _walk(v, add, seen, exact_numbers)
-    elif exact_numbers or value is None or value is True or value is False:
-        add(kind)
-        add(value)
-    elif kind is int:
-        add(int)
-        add(None if -_INT_RANGE < value < _INT_RANGE else value)
-    elif kind is float:
-        add(float)
-        add(None if math.isfinite(value) else value)
-    else:  # what only a caller's own Fault holds: as it is
-        add(kind)
-        add(value)
-
-
-def shape(fault: Fault) -> tuple[Any, ...]:
-    """What `losses(fault, dialect)` can depend on, as a hashable key.
-
-    Kept exactly: status, gRPC code, next step and delay; code, domain, title, type,
-    param, blocked_by and unblock_with (a code's case, a param's path syntax, a title
-    that is the reason phrase all matter somewhere); every member name and metadata
-    key, a violation's field and reason, the names in details (a type URL, a quota
-    metric, a locale); every number in a detail, and the extension numbers no double
-    holds; text that is empty or not printable; `origin.inferred` (losses skips those
-    fields). Free text (detail, instance, descriptions, metadata values, the other
-    strings of details, extension and alternative values) is kept only as which
-    string before it it equals.
-    """
-    status = fault.status
-    # The texts a decoder makes up when a dialect does not carry one (the status's
-    # reason phrase, the gRPC code's name) come first, so text equal to them stays so.
-    seen = {reason_phrase(status): 0, code_name(fault.grpc_code): 1}
-    named = (fault.code, fault.domain, fault.title, fault.type, fault.param, fault.blocked_by, fault.unblock_with)
-    for name in named:
-        if name is not None and name not in seen:
-            seen[name] = len(seen)
-    detail: str | int | None = fault.detail
-    if detail and detail.isprintable():  # type: ignore[union-attr]
-        detail = seen.setdefault(detail, len(seen))  # type: ignore[arg-type]
-    instance: str | int | None = fault.instance
-    if instance and instance.isprintable():  # type: ignore[union-attr]
-        instance = seen.setdefault(instance, len(seen))  # type: ignore[arg-type]
-    origin = fault.origin
-    key = [
-        status,
-        fault.grpc_code,
-        named,
-        fault.next_step,
-        fault.retry_after_seconds,
-        fault.alternatives_truncated,
-        detail,
-        instance,
-        origin.inferred if origin is not None else None,
-    ]
-    if fault.violations or fault.alternatives or fault.metadata or fault.details or fault.extensions:
-        add = key.append
-        _walk(fault.violations, add, seen, True)
-        _walk(fault.alternatives, add, seen, False)
-        metadata = fault.metadata
-        add(len(metadata))
-        for k, text in metadata.items():
-            if k not in seen:
-                seen[k] = len(seen)
-            add(k)
-            add(seen.setdefault(text, len(seen)) if type(text) is str and text and text.isprintable() else text)
-        _walk(fault.details, add, seen, True)
-        _walk(fault.extensions, add, seen, False)
-    return tuple(key)
-
-
-class LossCache:
-    """`losses(fault, dialect)`, measured once per shape of fault (bounded in size)."""
-
-    __slots__ = ("codec", "known", "size")
-
-    def __init__(self, codec: Dialect, size: int = 4096) -> None:
-        self.codec = codec
-        self.known: dict[tuple[Any, ...], tuple[str, ...]] = {}
-        self.size = size
-
-    def losses(self, fault: Fault, encoded: bytes) -> tuple[str, ...]:
-        """What `encoded` (`fault` written by the codec) lost of it."""
-        try:
-            key = shape(fault)
-            found = self.known.get(key)
-        except TypeError:  # an unhashable value only a caller's own Fault holds: measured
-            return _measured(fault, self.codec, encoded)
-        if found is None:
-            found = _measured(fault, self.codec, encoded)
-            if len(self.known) >= self.size:
-                self.known.clear()  # bounded, whatever shapes a stream holds
-            self.known[key] = found
-        return found
-
+__all__ = ["Converter", "convert_lines", "numbered"]
 
 # --------------------------------------------------------------------------- the loop
 
@@ -205,22 +38,19 @@ class Converter:
     field -> [lines, first line], in the order first seen (bounded by the fields)."""
 
     def __init__(self, to: str, source: str | None, status: int | None, strict: bool, read: Reader) -> None:
-        self.codec = get(to)
+        self.core = Core(lambda data, given, where: read(data, source, where, given), to)
         self.to = to
-        self.source = source
         self.status = status
         self.strict = strict
-        self.read = read
-        self.cache = LossCache(self.codec)
         self.failed = 0
         self.dropped: dict[str, list[int]] = {}
 
     def run(self, first: int, lines: list[bytes | None]) -> Result:
         """Convert lines numbered from `first` (None: a line over the size limit); what
         they came to, the failures and drops counted in this converter's totals too."""
-        codec, to, source, status, strict, read = self.codec, self.to, self.source, self.status, self.strict, self.read
-        losses = self.cache.losses
-        binary = codec.binary
+        to, status, strict, one = self.to, self.status, self.strict, self.core.one
+        codec = self.core.codec
+        binary = codec is not None and codec.binary
         out: list[bytes] = []
         said: list[str] = []
         failed = 0
@@ -234,9 +64,7 @@ class Converter:
             if not line.strip():
                 continue  # blank lines separate nothing in JSON Lines; pass over them
             try:
-                fault, _ = read(line, source, f"line {number}", status)
-                body = _encode(codec, fault, DEFAULT_LIMITS)
-                lost = losses(fault, body)
+                _, _, body, lost = one(line, status, f"line {number}")
                 if lost and strict:
                     said.append(f"line {number}: {to} cannot carry: {', '.join(lost)}")
                     failed += 1
@@ -251,6 +79,7 @@ class Converter:
                     mine[name] = [1, number]
                 else:
                     seen[0] += 1
+            assert body is not None, "a Core with a target writes every body"
             out.append(base64.b64encode(body) if binary else body)
         if out:
             out.append(b"")  # a newline after the last body too

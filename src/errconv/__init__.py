@@ -27,6 +27,7 @@ import importlib.machinery as _machinery
 
 from . import _api
 from ._api import convert, decode, detect, encode, losses
+from ._catalog import Catalog
 from ._errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
 from ._fault import Fault, Origin, Violation
 from ._grpc import GrpcStatus, from_grpc, to_grpc
@@ -38,6 +39,7 @@ from .lint import Finding, lint_body, lint_paths
 from .retry import Decision, GuardRefused, RetryPolicy, TerminalGuard
 
 __all__ = [
+    "Catalog",
     "Code",
     "ContractError",
     "Decision",

@@ -74,6 +74,12 @@ RULES: dict[str, Rule] = {
         Rule("extension-member-name", WARNING, "an RFC 9457 extension member name that is not a letter then letters, digits or _, 3 or more long"),
         Rule("next-step-unstated", WARNING, "no next_step in the body: the caller is left to infer it from the status"),
         Rule("code-missing", WARNING, "no stable code a client can switch on"),
+        # With a catalog (`lint_paths(..., catalog=)`, `errconv lint --catalog`): errconv._catalog._lint.
+        Rule("catalog-code", ERROR, "with --catalog: a code that is not in the catalog"),
+        Rule("catalog-next-step", ERROR, "with --catalog: a next step that is not the one the code's entry states"),
+        Rule("catalog-status", ERROR, "with --catalog: a status (or, for gRPC, a code) that is not the one the code's entry states"),
+        Rule("catalog-param", ERROR, "with --catalog: a param or violation field that is not one of the code's params"),
+        Rule("catalog-delay", ERROR, "with --catalog: a delay on a code that is no wait, or past the entry's maximum"),
     )
 }
 
@@ -467,7 +473,14 @@ def _finding(file: str, rule: str, pointer: str, message: str) -> Finding:
 
 
 def _lint(
-    data: bytes, file: str, dialect: str | None, limits: Limits, now: float | None, walking: bool, ignore: frozenset[str]
+    data: bytes,
+    file: str,
+    dialect: str | None,
+    limits: Limits,
+    now: float | None,
+    walking: bool,
+    ignore: frozenset[str],
+    catalog: Any = None,
 ) -> tuple[_Doc | None, list[Finding]] | None:
     try:
         doc = _read(data, dialect, limits, now, walking)
@@ -476,6 +489,10 @@ def _lint(
     if doc is None:
         return None
     hits = [hit for check in _CHECKS for hit in check(doc, now)]
+    if catalog is not None:
+        from ._catalog._lint import catalog_hits
+
+        hits.extend(catalog_hits(catalog, doc))
     return doc, [_finding(file, *hit) for hit in hits if hit[0] not in ignore]
 
 
@@ -487,6 +504,7 @@ def lint_body(
     limits: Limits = DEFAULT_LIMITS,
     now: float | None = None,
     ignore: Iterable[str] = (),
+    catalog: Any = None,
 ) -> list[Finding]:
     """The findings for one error body in any dialect (detected unless named).
 
@@ -498,8 +516,10 @@ def lint_body(
         now: epoch seconds an HTTP-date Retry-After is measured against when the
             response has no Date header (default: the real clock).
         ignore: rule ids to leave out.
+        catalog: an `errconv.Catalog`: also check the body against its code's entry
+            (the `catalog-*` rules).
     """
-    result = _lint(bytes(data), file, dialect, limits, now, False, frozenset(ignore))
+    result = _lint(bytes(data), file, dialect, limits, now, False, frozenset(ignore), catalog)
     return result[1] if result is not None else []
 
 
@@ -546,12 +566,15 @@ def lint_paths(
     limits: Limits = DEFAULT_LIMITS,
     now: float | None = None,
     ignore: Iterable[str] = (),
+    catalog: Any = None,
 ) -> LintReport:
     """Lint files, directories and globs as one catalog (see `expand_paths`).
 
     Files found by walking a directory that are not error bodies (a `case.json`, a
     README) are passed over; a file named explicitly that cannot be read is an
     `unreadable` finding. Catalog-wide rules (`every-5xx-wait`) run over everything.
+    With `catalog` (an `errconv.Catalog`), every body is also checked against its
+    code's entry (the `catalog-*` rules).
     """
     ignored = frozenset(ignore)
     report = LintReport()
@@ -564,7 +587,7 @@ def lint_paths(
             report.files.append(path)
             report.findings.append(_finding(path, "unreadable", "", f"cannot read the file: {exc.strerror or exc}"))
             continue
-        result = _lint(data, path, None, limits, now, walking, ignored)
+        result = _lint(data, path, None, limits, now, walking, ignored, catalog)
         if result is None:
             continue
         doc, findings = result

@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from litestar.config.app import AppConfig
     from starlette.applications import Starlette
 
+    from errconv import Catalog
+
 __all__ = [
     "LitestarPlugin",
     "ProblemMiddleware",
@@ -148,10 +150,11 @@ class _Answers:
     """The choices every hook shares: dialects, instance, limits."""
 
     def __init__(
-        self, *, dialect: str, json_dialect: str, request_id_header: str | None, limits: Limits
+        self, *, dialect: str, json_dialect: str, request_id_header: str | None, limits: Limits, catalog: Catalog | None = None
     ) -> None:
         _body_dialect(dialect)  # refused now, at startup, not on the first failing request
         _body_dialect(json_dialect)
+        self.catalog = catalog
         self.dialect = dialect
         self.json_dialect = json_dialect
         self.request_id = request_id_header.lower().encode("latin-1") if request_id_header else None
@@ -178,7 +181,10 @@ class _Answers:
             return INTERNAL
 
     def answer(self, fault: Fault, scope: Scope) -> HttpResponse:
-        """The response for `fault`, negotiated on the request's Accept."""
+        """The response for `fault`, negotiated on the request's Accept (under a catalog,
+        only its codes: anything else is its internal error, logged)."""
+        if self.catalog is not None:
+            fault = self.catalog.conform(fault)
         accept = request_id = None
         for key, value in scope.get("headers") or ():  # one pass for both
             if key == b"accept" and accept is None:
@@ -229,7 +235,10 @@ class ProblemMiddleware:
     Accept (`dialect` for `*/*` or no Accept, `json_dialect` for `application/json`,
     problem+json when nothing fits), `Retry-After` for every wait (the body's number),
     `Vary: Accept`, `instance` from `request_id_header` when the request sends it,
-    else the request path; DebugInfo and exception text are never sent.
+    else the request path; DebugInfo and exception text are never sent. With
+    `catalog=` (an `errconv.Catalog`), it answers only with the catalog's codes: a
+    fault whose code is not in it, or disagrees with its entry, is answered as the
+    catalog's internal error and logged (`Catalog.conform`).
 
     A response that already started is never touched: the exception is logged and
     re-raised, so the server closes the connection and the client sees a broken
@@ -247,10 +256,13 @@ class ProblemMiddleware:
         catch_all: bool = False,
         request_id_header: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        catalog: Catalog | None = None,
     ) -> None:
         self.app = app
         self.catch_all = catch_all
-        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
+        self._answers = _Answers(
+            dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog
+        )
 
     def _handles(self, exc: BaseException) -> bool:
         if isinstance(exc, FaultError) or self.catch_all:
@@ -397,6 +409,7 @@ def install(
     catch_all: bool = False,
     request_id_header: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    catalog: Catalog | None = None,
 ) -> None:
     """Register errconv's exception handlers on a Starlette or FastAPI app.
 
@@ -408,14 +421,17 @@ def install(
     httpx/requests status errors when those libraries are installed. With `catch_all`,
     an `Exception` handler answers 500 INTERNAL; Starlette lifts that one into
     ServerErrorMiddleware, outside all user middleware, which re-raises after it
-    answered so the server logs the traceback.
+    answered so the server logs the traceback. `catalog=`: only the catalog's codes
+    (as `ProblemMiddleware`).
     """
     from starlette.exceptions import HTTPException
     from starlette.requests import HTTPConnection
     from starlette.responses import Response
     from starlette.websockets import WebSocket
 
-    answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
+    answers = _Answers(
+        dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog
+    )
 
     async def answer(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> _Answer | None:
         if isinstance(conn, WebSocket):  # no HTTP response to write: close with the code that says the move

@@ -237,6 +237,8 @@ class Catalog:
         self.description = description
         self.Error: type[FaultError] = type("Error", (FaultError,), {"__doc__": f"An error of the catalog {source}.", "catalog": self})
         self._classes: dict[str, type[FaultError]] = {}
+        # A Google body names a code by its AIP-193 reason alone (RATE_LIMITED).
+        self._by_reason = {e.reason: e for e in (*self.entries.values(), internal)}
         self.errors = SimpleNamespace(**{code: self.exception(code) for code in self.entries})
 
     # ------------------------------------------------------------------ loading
@@ -397,15 +399,24 @@ class Catalog:
 
     # ------------------------------------------------------------------ checking faults
 
+    def lookup(self, code: str) -> Entry | None:
+        """The entry of `code` as a body spells it: the code itself, or its AIP-193
+        reason (a Google body's ErrorInfo says RATE_LIMITED for rate_limited); None
+        for a code the catalog does not have."""
+        found = self.entries.get(code)
+        if found is None and code == self.internal.code:
+            found = self.internal
+        if found is None and code.isupper():
+            found = self._by_reason.get(code)
+        return found
+
     def disagreements(self, fault: Fault, *, status_known: bool = True, grpc_code_known: bool = True) -> list[tuple[str, str]]:
         """How `fault` disagrees with the catalog: (rule, message) pairs, empty when it
         is a catalogued code that agrees with its entry. Rules: `catalog-code`,
         `catalog-next-step`, `catalog-status`, `catalog-param`, `catalog-delay`."""
         if fault.code is None:
             return [("catalog-code", "no code, so no catalog entry")]
-        entry = self.entries.get(fault.code)
-        if entry is None and fault.code == self.internal.code:
-            entry = self.internal
+        entry = self.lookup(fault.code)
         if entry is None:
             return [("catalog-code", f"code {shorten(fault.code)} is not in the catalog")]
         out: list[tuple[str, str]] = []
@@ -420,8 +431,8 @@ class Catalog:
         fields = ([fault.param] if fault.param else []) + [v.field for v in fault.violations]
         for name in dict.fromkeys(fields):
             if not _allowed(name, entry.params):
-                allowed = ", ".join(entry.params) if entry.params else "none"
-                out.append(("catalog-param", f"{entry.code} names params {allowed} in the catalog, the body names {shorten(name)}"))
+                allowed = f"params {', '.join(entry.params)}" if entry.params else "no params"
+                out.append(("catalog-param", f"{entry.code} names {allowed} in the catalog, the body names {shorten(name)}"))
                 break
         delay = fault.retry_after_seconds
         if delay is not None and entry.next_step != NextStep.WAIT:
@@ -437,11 +448,10 @@ class Catalog:
         catalogued and it agrees with the entry (with the entry's type, domain and
         title where it had none), else the catalog's internal error, logged with what
         was wrong (and the exception's traceback, when given)."""
-        if fault.code == self.internal.code and fault.code not in self.entries and not self.disagreements(fault):
-            return fault
         problems = self.disagreements(fault)
         if not problems:
-            entry = self.entries[fault.code]  # type: ignore[index]
+            entry = self.lookup(fault.code)  # type: ignore[arg-type]
+            assert entry is not None
             changes = {
                 name: getattr(entry, name) for name in ("type", "domain", "title") if getattr(fault, name) is None
             }

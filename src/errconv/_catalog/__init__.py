@@ -120,8 +120,8 @@ class CatalogError(ContractError):
         self.source = source
         self.entry = entry
         self.rule = rule
-        where = f"[errors.{entry}]" if entry is not None else "catalog"
-        super().__init__(f"{source}: {where}: {rule}: {message}")
+        where = f" [errors.{entry}]:" if entry is not None else ""
+        super().__init__(f"{source}:{where} {rule}: {message}")
 
 
 @dataclass(frozen=True)

@@ -452,9 +452,11 @@ class Catalog:
         if not problems:
             entry = self.lookup(fault.code)  # type: ignore[arg-type]
             assert entry is not None
-            changes = {
+            changes: dict[str, Any] = {
                 name: getattr(entry, name) for name in ("type", "domain", "title") if getattr(fault, name) is None
             }
+            if fault.code != entry.code:  # named by its reason (RATE_LIMITED): answer with the catalog's spelling
+                changes["code"] = entry.code
             return fault.replace(**changes) if changes else fault
         message = "; ".join(text for _, text in problems)
         log.error("answered %s instead of an uncatalogued error: %s", self.internal.code, message, exc_info=error)

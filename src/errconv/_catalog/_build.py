@@ -20,13 +20,13 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import urllib.parse
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .._api import encode
-from .._fault import Fault
-from ..codes import NextStep, reason_phrase
+import errconv
+from errconv.codes import NextStep, reason_phrase
 
 if TYPE_CHECKING:
     from . import Catalog, Entry
@@ -60,9 +60,9 @@ _MOVES = {
 }
 
 
-def rendering(fault: Fault, dialect: str) -> bytes:
+def rendering(fault: errconv.Fault, dialect: str) -> bytes:
     """`fault` written in `dialect`, ending in a newline."""
-    data = encode(fault, dialect)
+    data = errconv.encode(fault, dialect)
     return data if data.endswith(b"\n") else data + b"\n"
 
 
@@ -144,6 +144,14 @@ def _html(title: str, body: list[str]) -> str:
     return head + "\n".join(body) + "\n</body>\n</html>\n"
 
 
+_TICKS = re.compile(r"`([^`]+)`")
+
+
+def _prose(text: str) -> str:
+    """Escaped text, with Markdown's `code` spans as <code>."""
+    return _TICKS.sub(r"<code>\1</code>", html.escape(text))
+
+
 def html_page(catalog: Catalog, entry: Entry, examples: dict[str, bytes]) -> str:
     e = html.escape
     body = [
@@ -153,7 +161,7 @@ def html_page(catalog: Catalog, entry: Entry, examples: dict[str, bytes]) -> str
     ]
     if entry.description:
         body.append(f"<p>{e(entry.description)}</p>")
-    body += ["<h2>What the caller should do</h2>", f'<p class="move">{e(_move(entry))}</p>', "<h2>Fields</h2>", "<table>"]
+    body += ["<h2>What the caller should do</h2>", f'<p class="move">{_prose(_move(entry))}</p>', "<h2>Fields</h2>", "<table>"]
     body.append("<tr><th>member</th><th>value</th></tr>")
     body += [f"<tr><td><code>{e(name)}</code></td><td>{e(value)}</td></tr>" for name, value in _rows(catalog, entry)]
     body += ["</table>", "<h2>Examples</h2>"]

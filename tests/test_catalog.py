@@ -102,9 +102,8 @@ def test_a_broken_catalog_fails_naming_the_entry_and_the_rule(rule: str) -> None
         assert error.entry is not None and f"[errors.{error.entry}]" in str(error)
 
 
-def test_a_lint_finding_on_a_generated_example_fails_the_load() -> None:
-    # A description that promises a retry, on a wait whose example carries its delay, is fine;
-    # metadata keys the example fills must be listed, and an example's alternatives need alternatives = true.
+def test_an_example_outside_its_entry_fails_the_load() -> None:
+    # An example's alternatives need alternatives = true, as catalog.fault's would.
     text = HEAD + '[errors.gone]\nstatus = 410\nnext_step = "give_up"\ntitle = "Gone"\nexample = { alternatives = [1, 2] }\n'
     with pytest.raises(CatalogError, match=r"\[errors.gone\]: example: .*offers no alternatives"):
         errconv.Catalog.loads(text)

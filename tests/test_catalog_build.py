@@ -188,3 +188,26 @@ def test_the_proto_enum_compiles_with_protoc(files: dict[str, bytes], tmp_path: 
     assert names == ["ERROR_REASON_UNSPECIFIED", *(e.reason for e in catalog)]
     assert all(re.fullmatch(r"[A-Z][A-Z0-9_]+[A-Z0-9]", n) for n in names)
     assert fds.file[0].package == "com.example.api"
+
+
+@pytest.mark.parametrize(
+    "example, rule",
+    [
+        ('{ detail = "Please try again later." }', "retry-promised-in-prose"),
+        ('{ alternatives = [1, 2, 3] }', "alternatives-truncation-unstated"),
+    ],
+)
+def test_build_refuses_an_example_lint_finds_fault_with(tmp_path: pathlib.Path, example: str, rule: str) -> None:
+    text = (
+        'domain = "api.example.com"\ntype_base = "https://api.example.com/problems/"\n'
+        f'[errors.gone]\nstatus = 410\nnext_step = "give_up"\nalternatives = true\ntitle = "Gone"\nexample = {example}\n'
+    )
+    (tmp_path / "errors.toml").write_text(text)
+    catalog = errconv.Catalog.load(tmp_path / "errors.toml")  # loads: the entry itself keeps the rules
+    with pytest.raises(errconv._catalog.CatalogError) as caught:
+        build(catalog)
+    assert (caught.value.entry, caught.value.rule) == ("gone", rule)
+    out, err = io.BytesIO(), io.StringIO()
+    status = cli.main(["catalog", "build", str(tmp_path / "errors.toml"), "--out", str(tmp_path / "site")], stdout=out, stderr=err)
+    assert status == 2 and f"[errors.gone]: {rule}: its example examples/gone/" in err.getvalue()
+    assert not (tmp_path / "site").exists()

@@ -74,7 +74,7 @@ RULES: dict[str, Rule] = {
         Rule("extension-member-name", WARNING, "an RFC 9457 extension member name that is not a letter then letters, digits or _, 3 or more long"),
         Rule("next-step-unstated", WARNING, "no next_step in the body: the caller is left to infer it from the status"),
         Rule("code-missing", WARNING, "no stable code a client can switch on"),
-        # With a catalog (`lint_paths(..., catalog=)`, `errconv lint --catalog`): errconv._catalog._lint.
+        # With a catalog (`lint_paths(..., catalog=)`, `errconv lint --catalog`): _check_catalog.
         Rule("catalog-code", ERROR, "with --catalog: a code that is not in the catalog"),
         Rule("catalog-next-step", ERROR, "with --catalog: a next step that is not the one the code's entry states"),
         Rule("catalog-status", ERROR, "with --catalog: a status (or, for gRPC, a code) that is not the one the code's entry states"),
@@ -454,6 +454,39 @@ def _check_extensions(doc: _Doc, now: float | None) -> Iterator[_Hit]:
             )
 
 
+def _member(doc: _Doc, names: tuple[str, ...]) -> str | None:
+    for pointer, name in doc.all("member"):
+        if name in names:
+            return pointer
+    details = doc.details()
+    return _find(details[0], names, details[1]) if details else None
+
+
+def _check_catalog(doc: _Doc, catalog: Any) -> Iterator[_Hit]:
+    """The `catalog-*` rules: the body against its code's entry in an `errconv.Catalog`
+    (duck-typed: `disagreements` says what differs). No code is `code-missing`'s."""
+    fault = doc.fault
+    if fault.code is None:
+        return
+    inferred = fault.origin.inferred if fault.origin is not None else ()
+    status_known = "status" not in inferred and not doc.bare_stripe
+    grpc_known = "grpc_code" not in inferred and not doc.bare_stripe
+    for rule, message in catalog.disagreements(fault, status_known=status_known, grpc_code_known=grpc_known):
+        if rule == "catalog-next-step":
+            where = _step_pointer(doc)
+        elif rule == "catalog-status":
+            found = doc.first("status")
+            where = found[0] if found else doc.at
+        elif rule == "catalog-delay":
+            delays = _delays(doc)
+            where = delays[0].pointer if delays else doc.at
+        elif rule == "catalog-param":
+            where = _member(doc, ("param", "field")) or doc.at
+        else:
+            where = _member(doc, ("code", "reason")) or doc.at
+        yield rule, where, message
+
+
 _CHECKS: tuple[Callable[[_Doc, float | None], Iterator[_Hit]], ...] = (
     _check_steps,
     _check_prose,
@@ -490,9 +523,7 @@ def _lint(
         return None
     hits = [hit for check in _CHECKS for hit in check(doc, now)]
     if catalog is not None:
-        from ._catalog._lint import catalog_hits
-
-        hits.extend(catalog_hits(catalog, doc))
+        hits.extend(_check_catalog(doc, catalog))
     return doc, [_finding(file, *hit) for hit in hits if hit[0] not in ignore]
 
 

@@ -433,9 +433,24 @@ def proto(catalog: Catalog) -> str:
 # --------------------------------------------------------------------------- all of it
 
 
+def check_examples(catalog: Catalog, files: dict[str, bytes]) -> None:
+    """Lint every example, with the catalog: a finding is the catalog's fault (its
+    entry's example, or a rule the loader does not check), raised as a CatalogError."""
+    from . import CatalogError
+
+    for rel, data in files.items():
+        if not rel.startswith("examples/"):
+            continue
+        code = rel.split("/")[1]
+        for finding in errconv.lint_body(data, file=rel, catalog=catalog):
+            raise CatalogError(catalog.source, code, finding.rule, f"its example {rel}: {finding.message}")
+
+
 def build(catalog: Catalog) -> dict[str, bytes]:
-    """Every generated file, by its path under the output directory."""
+    """Every generated file, by its path under the output directory. Raises
+    CatalogError when an example has a lint finding (nothing is then written)."""
     out = pages(catalog)
+    check_examples(catalog, out)
     out["openapi.json"] = (json.dumps(openapi(catalog), indent=2, ensure_ascii=False) + "\n").encode()
     out["tool-description.txt"] = tool_description(catalog).encode()
     out["error_reason.proto"] = proto(catalog).encode()

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._fault import Fault
 from .._interceptor_core import ServerSide
 
-if TYPE_CHECKING:
-    from . import Catalog
-
 __all__ = ["CatalogServerSide"]
+
+
+class _Catalog(Protocol):
+    """What this needs of an `errconv.Catalog` (named so, not imported: no cycle)."""
+
+    source: str
+
+    def conform(self, fault: Fault, error: BaseException | None = None) -> Fault: ...
+
+    def internal_fault(self) -> Fault: ...
 
 
 class CatalogServerSide(ServerSide):
@@ -21,7 +28,7 @@ class CatalogServerSide(ServerSide):
 
     __slots__ = ("catalog",)
 
-    def __init__(self, catalog: Catalog, **options: Any) -> None:
+    def __init__(self, catalog: _Catalog, **options: Any) -> None:
         if options.get("unexpected") is None:
             options["unexpected"] = catalog.internal_fault()
         super().__init__(**options)

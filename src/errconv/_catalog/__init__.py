@@ -289,7 +289,9 @@ class Catalog:
         if found is None:
             if code == self.internal.code:
                 return self.internal
-            raise ContractError(f"code {shorten(code)} is not in the catalog {self.source}; one of: {', '.join(self.entries)}")
+            codes = list(self.entries)
+            listed = ", ".join(codes[:12]) + (f", ... ({len(codes)} in all)" if len(codes) > 12 else "")
+            raise ContractError(f"code {shorten(code)} is not in the catalog {self.source}; one of: {listed}")
         return found
 
     def fault(

@@ -135,6 +135,26 @@ def test_starlette_install_answers_from_the_catalog() -> None:
     assert (m.status_code, m.json()["code"]) == (500, "internal_error")
 
 
+def test_litestar_plugin_answers_from_the_catalog() -> None:
+    from litestar import Litestar, get
+
+    from errconv.gateway import LitestarPlugin
+
+    @get("/funds")
+    async def funds() -> str:
+        raise CATALOG.errors.insufficient_funds(detail="Balance 42.10 below 150.00")
+
+    @get("/stray")
+    async def stray() -> str:
+        raise errconv.FaultError(errconv.Fault.build(status=404, code="no_such_page", next_step="give_up"))
+
+    web = Litestar(route_handlers=[funds, stray], plugins=[LitestarPlugin(catalog=CATALOG)])
+    with serve_asgi(web) as base, httpx.Client(base_url=base) as client:
+        f, s = client.get("/funds"), client.get("/stray")
+    assert (f.status_code, f.json()["code"], f.json()["unblock_with"]) == (402, "insufficient_funds", "request_deposit")
+    assert (s.status_code, s.json()["code"]) == (500, "internal_error")
+
+
 # --------------------------------------------------------------------------- gRPC
 
 SERVICE = "example.Bookings"

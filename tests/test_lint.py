@@ -12,7 +12,7 @@ from errconv.lint import ERROR, RULES, Finding, expand_paths, lint_body, lint_pa
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "tests" / "lint_examples"
-CATALOG_RULES = {"every-5xx-wait"}
+CATALOG_RULES = {"every-5xx-wait", "catalog-code", "catalog-next-step", "catalog-status", "catalog-param", "catalog-delay"}
 
 # The golden files that break the contract on purpose, with their error-level rules.
 # vague_429_text and vague_502_html are waits without a delay in every dialect (and the

@@ -28,6 +28,7 @@ import typing as _typing
 
 from ._pipeline import api as _api
 from ._pipeline.api import convert, decode, detect, encode, losses
+from ._catalog import Catalog
 from ._model.errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
 from ._model.fault import Fault, Origin, Violation
 from .dialects._trailers import GrpcStatus, from_grpc, to_grpc
@@ -41,6 +42,7 @@ from .lint import Finding, lint_body, lint_paths
 from .retry import Decision, GuardRefused, RetryPolicy, TerminalGuard
 
 __all__ = [
+    "Catalog",
     "Code",
     "ContractError",
     "Decision",

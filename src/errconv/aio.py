@@ -59,7 +59,7 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
     """Ends failed calls with the rich status, for every handler kind of an aio server.
 
     Takes the arguments of `errconv.interceptors.ServerInterceptor`: `keep_debug`,
-    `max_trailer_bytes` (default 7 KiB), `unexpected` and `expose_exceptions`.
+    `max_trailer_bytes` (default 7 KiB), `unexpected`, `expose_exceptions` and `catalog`.
     """
 
     def __init__(
@@ -69,10 +69,11 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         max_trailer_bytes: int = DEFAULT_TRAILER_BUDGET,
         unexpected: Fault | None = None,
         expose_exceptions: bool = False,
+        catalog: Any = None,
     ) -> None:
-        self.side = ServerSide(
-            keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions
-        )
+        options: dict[str, Any] = dict(keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions)
+        # With an errconv.Catalog, only its codes go out (Catalog.server_side).
+        self.side = ServerSide(**options) if catalog is None else catalog.server_side(**options)
         self._wrapped = _Wrapped(wrap_handler)
 
     def __repr__(self) -> str:

@@ -79,6 +79,9 @@ class ServerInterceptor(grpc.ServerInterceptor):
         expose_exceptions: for development: the exception's type and text in the
             message, its traceback in a DebugInfo (sent with `keep_debug`). Never on
             a server whose clients are not yours.
+        catalog: an `errconv.Catalog`: end calls only with its codes; a fault whose
+            code is not in it (or disagrees with its entry), and any other
+            exception, ends the call with the catalog's internal error, logged.
     """
 
     def __init__(
@@ -88,10 +91,11 @@ class ServerInterceptor(grpc.ServerInterceptor):
         max_trailer_bytes: int = DEFAULT_TRAILER_BUDGET,
         unexpected: Fault | None = None,
         expose_exceptions: bool = False,
+        catalog: Any = None,
     ) -> None:
-        self.side = ServerSide(
-            keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions
-        )
+        options: dict[str, Any] = dict(keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions)
+        # With an errconv.Catalog, only its codes go out (Catalog.server_side).
+        self.side = ServerSide(**options) if catalog is None else catalog.server_side(**options)
         self._wrapped = _Wrapped(wrap_handler)
 
     def __repr__(self) -> str:

@@ -74,6 +74,12 @@ RULES: dict[str, Rule] = {
         Rule("extension-member-name", WARNING, "an RFC 9457 extension member name that is not a letter then letters, digits or _, 3 or more long"),
         Rule("next-step-unstated", WARNING, "no next_step in the body: the caller is left to infer it from the status"),
         Rule("code-missing", WARNING, "no stable code a client can switch on"),
+        # With a catalog (`lint_paths(..., catalog=)`, `errconv lint --catalog`): _check_catalog.
+        Rule("catalog-code", ERROR, "with --catalog: a code that is not in the catalog"),
+        Rule("catalog-next-step", ERROR, "with --catalog: a next step that is not the one the code's entry states"),
+        Rule("catalog-status", ERROR, "with --catalog: a status (or, for gRPC, a code) that is not the one the code's entry states"),
+        Rule("catalog-param", ERROR, "with --catalog: a param or violation field that is not one of the code's params"),
+        Rule("catalog-delay", ERROR, "with --catalog: a delay on a code that is no wait, or past the entry's maximum"),
     )
 }
 
@@ -448,6 +454,39 @@ def _check_extensions(doc: _Doc, now: float | None) -> Iterator[_Hit]:
             )
 
 
+def _member(doc: _Doc, names: tuple[str, ...]) -> str | None:
+    for pointer, name in doc.all("member"):
+        if name in names:
+            return pointer
+    details = doc.details()
+    return _find(details[0], names, details[1]) if details else None
+
+
+def _check_catalog(doc: _Doc, catalog: Any) -> Iterator[_Hit]:
+    """The `catalog-*` rules: the body against its code's entry in an `errconv.Catalog`
+    (duck-typed: `disagreements` says what differs). No code is `code-missing`'s."""
+    fault = doc.fault
+    if fault.code is None:
+        return
+    inferred = fault.origin.inferred if fault.origin is not None else ()
+    status_known = "status" not in inferred and not doc.bare_stripe
+    grpc_known = "grpc_code" not in inferred and not doc.bare_stripe
+    for rule, message in catalog.disagreements(fault, status_known=status_known, grpc_code_known=grpc_known):
+        if rule == "catalog-next-step":
+            where = _step_pointer(doc)
+        elif rule == "catalog-status":
+            found = doc.first("status")
+            where = found[0] if found else doc.at
+        elif rule == "catalog-delay":
+            delays = _delays(doc)
+            where = delays[0].pointer if delays else doc.at
+        elif rule == "catalog-param":
+            where = _member(doc, ("param", "field")) or doc.at
+        else:
+            where = _member(doc, ("code", "reason")) or doc.at
+        yield rule, where, message
+
+
 _CHECKS: tuple[Callable[[_Doc, float | None], Iterator[_Hit]], ...] = (
     _check_steps,
     _check_prose,
@@ -467,7 +506,14 @@ def _finding(file: str, rule: str, pointer: str, message: str) -> Finding:
 
 
 def _lint(
-    data: bytes, file: str, dialect: str | None, limits: Limits, now: float | None, walking: bool, ignore: frozenset[str]
+    data: bytes,
+    file: str,
+    dialect: str | None,
+    limits: Limits,
+    now: float | None,
+    walking: bool,
+    ignore: frozenset[str],
+    catalog: Any = None,
 ) -> tuple[_Doc | None, list[Finding]] | None:
     try:
         doc = _read(data, dialect, limits, now, walking)
@@ -476,6 +522,8 @@ def _lint(
     if doc is None:
         return None
     hits = [hit for check in _CHECKS for hit in check(doc, now)]
+    if catalog is not None:
+        hits.extend(_check_catalog(doc, catalog))
     return doc, [_finding(file, *hit) for hit in hits if hit[0] not in ignore]
 
 
@@ -487,6 +535,7 @@ def lint_body(
     limits: Limits = DEFAULT_LIMITS,
     now: float | None = None,
     ignore: Iterable[str] = (),
+    catalog: Any = None,
 ) -> list[Finding]:
     """The findings for one error body in any dialect (detected unless named).
 
@@ -498,8 +547,10 @@ def lint_body(
         now: epoch seconds an HTTP-date Retry-After is measured against when the
             response has no Date header (default: the real clock).
         ignore: rule ids to leave out.
+        catalog: an `errconv.Catalog`: also check the body against its code's entry
+            (the `catalog-*` rules).
     """
-    result = _lint(bytes(data), file, dialect, limits, now, False, frozenset(ignore))
+    result = _lint(bytes(data), file, dialect, limits, now, False, frozenset(ignore), catalog)
     return result[1] if result is not None else []
 
 
@@ -546,12 +597,15 @@ def lint_paths(
     limits: Limits = DEFAULT_LIMITS,
     now: float | None = None,
     ignore: Iterable[str] = (),
+    catalog: Any = None,
 ) -> LintReport:
     """Lint files, directories and globs as one catalog (see `expand_paths`).
 
     Files found by walking a directory that are not error bodies (a `case.json`, a
     README) are passed over; a file named explicitly that cannot be read is an
     `unreadable` finding. Catalog-wide rules (`every-5xx-wait`) run over everything.
+    With `catalog` (an `errconv.Catalog`), every body is also checked against its
+    code's entry (the `catalog-*` rules).
     """
     ignored = frozenset(ignore)
     report = LintReport()
@@ -564,7 +618,7 @@ def lint_paths(
             report.files.append(path)
             report.findings.append(_finding(path, "unreadable", "", f"cannot read the file: {exc.strerror or exc}"))
             continue
-        result = _lint(data, path, None, limits, now, walking, ignored)
+        result = _lint(data, path, None, limits, now, walking, ignored, catalog)
         if result is None:
             continue
         doc, findings = result

@@ -3,7 +3,8 @@
     errconv convert  [FILE|-] --to DIALECT [--from DIALECT] [--status N] [--strict] [--lines [--jobs N]]
     errconv detect   [FILE|-]
     errconv explain  [FILE|-] [--from DIALECT] [--status N] [--json]
-    errconv lint     PATH... [--format text|json] [--ignore RULE]... | --list-rules
+    errconv lint     PATH... [--format text|json] [--ignore RULE]... [--catalog CATALOG] | --list-rules
+    errconv catalog  build CATALOG --out DIR | diff OLD NEW [--json]
     errconv simulate [--renderings errconv|seed] [--budget N] [--clears-at SECONDS] [--json]
 
 Exit status: 0 done; 1 the data did not pass (lint errors, a strict conversion that
@@ -30,6 +31,7 @@ import msgspec
 from .. import __compiled__
 from .._version import __version__
 from .. import dialects
+from .._catalog import Catalog
 from .._pipeline.api import decode, decode_detected, encode, losses
 from .._model.errors import DecodeError, ErrconvError, UnknownDialectError
 from ..codes import NextStep, reason_phrase
@@ -45,7 +47,7 @@ __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 70
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-COMMANDS = ("convert", "detect", "explain", "lint", "simulate")
+COMMANDS = ("convert", "detect", "explain", "lint", "simulate", "catalog")
 # What `--version` says of the build (tests/cli transcripts show the pure one).
 BUILD = "compiled with mypyc" if __compiled__ else "pure Python"
 
@@ -159,12 +161,17 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     lint.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     lint.add_argument("--ignore", action="append", default=[], type=_rule, metavar="RULE", help="leave out a rule (repeatable)")
     lint.add_argument("--list-rules", action="store_true", help="print every rule with its severity, and exit")
+    lint.add_argument("--catalog", metavar="CATALOG", help="also check each body against its code's entry in this error catalog")
 
     sim = sub.add_parser("simulate", parents=[common], help="run seed 004's agent loop on a virtual clock")
     sim.add_argument("--renderings", choices=tuple(simulation.RENDERINGS), default="errconv", help="whose error bodies (default: errconv)")
     sim.add_argument("--budget", type=_whole(1), default=8, metavar="N", help="calls per loop (default: 8)")
     sim.add_argument("--clears-at", type=_whole(0), default=30, metavar="SECONDS", help="when temporary failures clear (default: 30)")
     sim.add_argument("--json", action="store_true", help="write JSON for machines")
+
+    from . import catalog as catalog_cli
+
+    catalog_cli.add_parser(sub, common, make)
     return parser
 
 
@@ -466,7 +473,8 @@ def _lint(args: argparse.Namespace, io: _IO) -> int:
     if not args.paths:
         raise _UsageError("errconv lint: give one or more files, directories or globs (or --list-rules)")
     try:
-        report = lint_paths(args.paths, ignore=args.ignore)
+        catalog = Catalog.load(args.catalog) if args.catalog else None
+        report = lint_paths(args.paths, ignore=args.ignore, catalog=catalog)
     except FileNotFoundError as exc:
         raise _InputError(str(exc)) from None
     if args.format == "json":
@@ -502,7 +510,13 @@ def _simulate(args: argparse.Namespace, io: _IO) -> int:
     return EXIT_OK
 
 
-_HANDLERS = {"convert": _convert, "detect": _detect, "explain": _explain, "lint": _lint, "simulate": _simulate}
+def _catalog(args: argparse.Namespace, io: _IO) -> int:
+    from . import catalog as catalog_cli
+
+    return catalog_cli.run(args, io)
+
+
+_HANDLERS = {"convert": _convert, "detect": _detect, "explain": _explain, "lint": _lint, "simulate": _simulate, "catalog": _catalog}
 
 
 # --------------------------------------------------------------------------- main

@@ -16,7 +16,7 @@ import re
 import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._pipeline.edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
 from .._model.errors import DecodeError, FaultError
@@ -27,6 +27,8 @@ from .._model.limits import DEFAULT_LIMITS, Limits
 from .._pipeline.negotiate import body_dialect as _body_dialect
 from ..codes import Code
 
+if TYPE_CHECKING:
+    from errconv import Catalog
 
 __all__ = ["ProblemMiddleware", "fault_of", "validation_fault", "wire_headers"]
 
@@ -116,10 +118,11 @@ class _Answers:
     """The choices every hook shares: dialects, instance, limits."""
 
     def __init__(
-        self, *, dialect: str, json_dialect: str, request_id_header: str | None, limits: Limits
+        self, *, dialect: str, json_dialect: str, request_id_header: str | None, limits: Limits, catalog: Catalog | None = None
     ) -> None:
         _body_dialect(dialect)  # refused now, at startup, not on the first failing request
         _body_dialect(json_dialect)
+        self.catalog = catalog
         self.dialect = dialect
         self.json_dialect = json_dialect
         self.request_id = request_id_header.lower().encode("latin-1") if request_id_header else None
@@ -146,7 +149,10 @@ class _Answers:
             return INTERNAL
 
     def answer(self, fault: Fault, scope: Scope) -> HttpResponse:
-        """The response for `fault`, negotiated on the request's Accept."""
+        """The response for `fault`, negotiated on the request's Accept (under a catalog,
+        only its codes: anything else is its internal error, logged)."""
+        if self.catalog is not None:
+            fault = self.catalog.conform(fault)
         accept = request_id = None
         for key, value in scope.get("headers") or ():  # one pass for both
             if key == b"accept" and accept is None:
@@ -197,7 +203,10 @@ class ProblemMiddleware:
     Accept (`dialect` for `*/*` or no Accept, `json_dialect` for `application/json`,
     problem+json when nothing fits), `Retry-After` for every wait (the body's number),
     `Vary: Accept`, `instance` from `request_id_header` when the request sends it,
-    else the request path; DebugInfo and exception text are never sent.
+    else the request path; DebugInfo and exception text are never sent. With
+    `catalog=` (an `errconv.Catalog`), it answers only with the catalog's codes: a
+    fault whose code is not in it, or disagrees with its entry, is answered as the
+    catalog's internal error and logged (`Catalog.conform`).
 
     A response that already started is never touched: the exception is logged and
     re-raised, so the server closes the connection and the client sees a broken
@@ -215,10 +224,13 @@ class ProblemMiddleware:
         catch_all: bool = False,
         request_id_header: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        catalog: Catalog | None = None,
     ) -> None:
         self.app = app
         self.catch_all = catch_all
-        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
+        self._answers = _Answers(
+            dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog
+        )
 
     def _handles(self, exc: BaseException) -> bool:
         if isinstance(exc, FaultError) or self.catch_all:

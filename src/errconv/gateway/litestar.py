@@ -12,6 +12,7 @@ from .._pipeline.edge import INTERNAL
 from .asgi import _Answers, _http_exception_fault, _kept, _optional_errors, log, validation_fault, wire_headers
 
 if TYPE_CHECKING:
+    from errconv import Catalog
     from litestar.config.app import AppConfig
 
 __all__ = ["LitestarPlugin"]
@@ -27,7 +28,8 @@ class LitestarPlugin:
     (Litestar's 400 for a bad request), one violation per error in its `extra`, `param`
     the first one's key; gRPC errors and httpx/requests status errors when installed;
     with `catch_all`, every other exception as 500 INTERNAL. Litestar has no
-    ServerErrorMiddleware: these handlers are the last word.
+    ServerErrorMiddleware: these handlers are the last word. `catalog=`: only the
+    catalog's codes (as `ProblemMiddleware`).
     """
 
     def __init__(
@@ -38,10 +40,11 @@ class LitestarPlugin:
         catch_all: bool = False,
         request_id_header: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        catalog: Catalog | None = None,
     ) -> None:
         self.catch_all = catch_all
         self.limits = limits
-        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
+        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog)
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         """Add the handlers to the app's configuration (Litestar calls this once)."""

@@ -13,6 +13,7 @@ from .._pipeline.edge import INTERNAL
 from .asgi import _NO_BODY, _Answer, _Answers, _http_exception_fault, _kept, _optional_errors, log, validation_fault, wire_headers
 
 if TYPE_CHECKING:
+    from errconv import Catalog
     from starlette.applications import Starlette
 
 __all__ = ["install"]
@@ -31,6 +32,7 @@ def install(
     catch_all: bool = False,
     request_id_header: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    catalog: Catalog | None = None,
 ) -> None:
     """Register errconv's exception handlers on a Starlette or FastAPI app.
 
@@ -42,14 +44,15 @@ def install(
     httpx/requests status errors when those libraries are installed. With `catch_all`,
     an `Exception` handler answers 500 INTERNAL; Starlette lifts that one into
     ServerErrorMiddleware, outside all user middleware, which re-raises after it
-    answered so the server logs the traceback.
+    answered so the server logs the traceback. `catalog=`: only the catalog's codes
+    (as `ProblemMiddleware`).
     """
     from starlette.exceptions import HTTPException
     from starlette.requests import HTTPConnection
     from starlette.responses import Response
     from starlette.websockets import WebSocket
 
-    answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
+    answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog)
 
     async def answer(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> _Answer | None:
         if isinstance(conn, WebSocket):  # no HTTP response to write: close with the code that says the move

@@ -1,0 +1,355 @@
+"""What every agent adapter shares, and nothing framework-specific.
+
+- `outcome(exc_or_fault)`: the pure translation, an exception (read by
+  `errconv.from_exception`) or a Fault into the Fault and the text a model reads
+  (`errconv.agent_message`);
+- `ToolGuard`: the harness guard at the tool boundary (seed 000, "belt and braces"),
+  an `errconv.retry.TerminalGuard` that also remembers waits until their delay passes;
+- `call_key(tool, arguments)`: what makes two calls identical to the guard;
+- `guarded(fn, ...)`: the one wrapper every adapter's `wrap` is built from, sync or
+  async as `fn` is, with the framework's own result shape supplied by the adapter;
+- `require(module, ...)`: the lazy import that names the extra when it fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+import inspect
+import json
+import math
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, TypeVar, cast
+
+import errconv
+from errconv import Fault, NextStep
+from errconv.retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
+
+__all__ = [
+    "Outcome",
+    "ToolGuard",
+    "WaitRefused",
+    "call_key",
+    "guarded",
+    "outcome",
+    "refusal",
+    "require",
+    "resolve_guard",
+]
+
+R = TypeVar("R")
+
+
+def require(module: str, *, package: str, extra: str) -> ModuleType:
+    """Import `module` now, or raise ImportError saying which extra installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ImportError(f"this errconv adapter needs {package}, which is not installed: pip install 'errconv[{extra}]'") from exc
+
+
+# --------------------------------------------------------------------------- the translation
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A failed (or refused) tool call as an adapter hands it on.
+
+    `fault` is what happened (for a refused wait, its delay is the time still left),
+    `text` what the model reads, `refused` whether the guard stopped the call before
+    the tool ran, and `error` the exception the tool raised, if any (never shown to the
+    model: its message may hold secrets; kept so a framework can chain it in logs).
+    """
+
+    fault: Fault
+    text: str
+    refused: bool = False
+    error: BaseException | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def next_step(self) -> NextStep | None:
+        """The move: fix_request, wait or give_up."""
+        return self.fault.next_step
+
+
+def outcome(exc_or_fault: BaseException | Fault) -> Outcome:
+    """The Fault of an exception (or a Fault as it is) and the text a model reads for it."""
+    if isinstance(exc_or_fault, Fault):
+        fault = exc_or_fault
+        error: BaseException | None = None
+    elif isinstance(exc_or_fault, BaseException):
+        fault = errconv.from_exception(exc_or_fault)
+        error = exc_or_fault
+    else:
+        raise TypeError(f"expected an exception or an errconv.Fault, got {type(exc_or_fault).__name__}")
+    return Outcome(fault, errconv.agent_message(fault), error=error)
+
+
+def refusal(tool: str, refused: GuardRefused) -> Outcome:
+    """What the model reads when the guard refused a call before the tool ran."""
+    if isinstance(refused, WaitRefused):
+        fault = refused.fault.replace(retry_after_seconds=refused.remaining)
+        text = (
+            f"Not called: this identical call to {tool} was told to wait. Wait {refused.remaining} more seconds, "
+            "then the identical call may be repeated."
+        )
+    else:
+        fault = refused.fault
+        text = (
+            f"Not called: this identical call to {tool} already failed and will not succeed if repeated. "
+            + errconv.agent_message(fault)
+        )
+    return Outcome(fault, text, refused=True)
+
+
+# --------------------------------------------------------------------------- the guard
+
+
+def _plain(value: Any) -> Any:
+    """A JSON stand-in for an argument json cannot write: a pydantic model's data, else its type's name.
+
+    Only the type for anything else, so an object whose repr carries an address (or
+    that changes between calls, like a run context) does not make every call unique.
+    """
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        try:
+            return dump(mode="json")
+        except Exception:  # a model that cannot dump itself is still an argument
+            pass
+    if isinstance(value, (set, frozenset)):
+        return sorted(json.dumps(v, sort_keys=True, default=_plain) for v in value)
+    if isinstance(value, bytes):
+        return value.hex()
+    return f"<{type(value).__qualname__}>"
+
+
+def call_key(tool: str, arguments: Mapping[str, Any]) -> tuple[str, str]:
+    """What makes two calls identical: the tool's name and the canonical JSON of its arguments.
+
+    >>> call_key("charge", {"currency": "usd", "amount": 150})
+    ('charge', '{"amount":150,"currency":"usd"}')
+    """
+    try:
+        canonical = json.dumps(dict(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain)
+    except (TypeError, ValueError, RecursionError):
+        # Keys json cannot sort (mixed types) or a cycle: still one key per distinct call.
+        canonical = repr(sorted((str(k), repr(v)) for k, v in dict(arguments).items()))
+    return (tool, canonical)
+
+
+class WaitRefused(GuardRefused):
+    """An identical repeat of a call that ended `wait`, refused before its delay passed.
+
+    `.remaining` is the whole number of seconds still to wait.
+    """
+
+    def __init__(self, key: Hashable, fault: Fault, remaining: int) -> None:
+        super().__init__(key, fault)
+        self.remaining = remaining
+        self.args = (f"refused: an identical call ended wait; {remaining} s of its delay are left",)
+
+
+class ToolGuard(TerminalGuard):
+    """The harness guard at a tool boundary: give_up refused for good, wait until its delay passes.
+
+    A `TerminalGuard` (bounded, thread-safe, optional `ttl` for give_up entries) that
+    also records a `wait` carrying `retry_after_seconds`: an identical call before the
+    delay has passed raises `WaitRefused`; after it, the entry is dropped and the call
+    goes through. A wait without a stated delay is not recorded (there is no time to
+    enforce), nor is fix_request (the corrected call has different arguments).
+
+    >>> from errconv.retry import VirtualClock
+    >>> clock = VirtualClock()
+    >>> guard = ToolGuard(clock=clock)
+    >>> guard.record(("search", "{}"), Fault.build(status=429, next_step="wait", retry_after_seconds=30))
+    True
+    >>> clock.advance(10); guard.check(("search", "{}"))
+    Traceback (most recent call last):
+    ...
+    errconv.agents._core.WaitRefused: refused: an identical call ended wait; 20 s of its delay are left
+    >>> clock.advance(20); guard.check(("search", "{}"))
+    """
+
+    def record(self, key: Hashable, fault: Fault) -> bool:
+        """Remember `key` if `fault` says give_up, or wait with a delay; returns whether it was remembered."""
+        if fault.next_step == NextStep.WAIT and fault.retry_after_seconds:
+            with self._lock:
+                self._entries[key] = (fault, self.clock.now())
+                self._entries.move_to_end(key)
+                while len(self._entries) > self.max_entries:
+                    self._entries.popitem(last=False)
+            return True
+        return super().record(key, fault)
+
+    def check(self, key: Hashable) -> None:
+        """Raise `WaitRefused` while a recorded wait lasts, `GuardRefused` for a give_up."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return
+            fault, recorded = entry
+            if fault.next_step == NextStep.WAIT:
+                left = (fault.retry_after_seconds or 0) - (self.clock.now() - recorded)
+                if left <= 0:
+                    del self._entries[key]
+                    return
+                raise WaitRefused(key, fault, math.ceil(left))
+        super().check(key)
+
+    def __repr__(self) -> str:
+        return f"ToolGuard(max_entries={self.max_entries}, ttl={self.ttl}, entries={len(self)})"
+
+
+def resolve_guard(guard: ToolGuard | bool | None, clock: Clock | None = None) -> ToolGuard | None:
+    """`True`: a guard of its own; `False` or None: none; a `ToolGuard`: that one (shared)."""
+    if guard is True:
+        return ToolGuard(clock=clock)
+    if guard is False or guard is None:
+        return None
+    if isinstance(guard, TerminalGuard):
+        return cast(ToolGuard, guard) if isinstance(guard, ToolGuard) else _Terminal(guard)
+    raise TypeError(f"guard must be True, False, None or an errconv.agents.ToolGuard, got {type(guard).__name__}")
+
+
+class _Terminal(ToolGuard):
+    """A plain TerminalGuard passed where a ToolGuard is expected: its give_up entries only."""
+
+    def __init__(self, inner: TerminalGuard) -> None:
+        super().__init__(inner.max_entries, inner.ttl, inner.clock)
+        self._inner = inner
+
+    def record(self, key: Hashable, fault: Fault) -> bool:
+        return self._inner.record(key, fault)
+
+    def check(self, key: Hashable) -> None:
+        self._inner.check(key)
+
+
+# --------------------------------------------------------------------------- the wrapper
+
+
+def guarded(
+    fn: Callable[..., Any],
+    *,
+    name: str | None,
+    guard: ToolGuard | bool | None,
+    on_failure: Callable[[Outcome], Any],
+    skip_types: tuple[type, ...] = (),
+    passthrough: tuple[type[BaseException], ...] = (),
+    retry: RetryPolicy | None = None,
+) -> Callable[..., Any]:
+    """`fn` behind the tool boundary: guard first, then the call, then the translation.
+
+    A refused call, and a call that raised (anything but `passthrough`, which the
+    framework uses for its own control flow), end in `on_failure(outcome)`, whose
+    return value (or exception) is the wrapper's. With `retry`, a wait the policy
+    allows is slept (on the policy's clock) and the call made again, as the policy's
+    budget says; what stops it is recorded and handed on. Arguments that are instances
+    of `skip_types` (a framework's run context) are left out of the guard's key.
+    """
+    if not callable(fn):
+        raise TypeError(f"wrap expects a tool function, got {type(fn).__name__}")
+    tool = name or getattr(fn, "__name__", None) or type(fn).__name__
+    the_guard = resolve_guard(guard)
+    try:
+        signature: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        signature = None
+
+    def key_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, str]:
+        arguments: dict[str, Any]
+        try:
+            if signature is None:
+                raise TypeError
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            for parameter in signature.parameters.values():
+                if parameter.kind is inspect.Parameter.VAR_KEYWORD and isinstance(arguments.get(parameter.name), dict):
+                    arguments.update(arguments.pop(parameter.name))
+        except TypeError:
+            arguments = {"*": list(args), **kwargs}
+        if skip_types:
+            arguments = {k: v for k, v in arguments.items() if not isinstance(v, skip_types)}
+        return call_key(tool, arguments)
+
+    def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Hashable | None, Outcome | None]:
+        if the_guard is None:
+            return None, None
+        key = key_of(args, kwargs)
+        try:
+            the_guard.check(key)
+        except GuardRefused as refused:
+            return key, refusal(tool, refused)
+        return key, None
+
+    def failed(key: Hashable | None, exc: Exception, attempt: int) -> tuple[Outcome, float | None]:
+        result = outcome(exc)
+        if retry is not None:
+            decision = retry.decide(result.fault, attempt)
+            if decision.retry:
+                return result, decision.sleep
+        if the_guard is not None and key is not None:
+            the_guard.record(key, result.fault)
+        return result, None
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            key, refused = before(args, kwargs)
+            if refused is not None:
+                return on_failure(refused)
+            attempt = 0
+            while True:
+                attempt += 1
+                try:
+                    return await fn(*args, **kwargs)
+                except passthrough:
+                    raise
+                except Exception as exc:
+                    result, sleep = failed(key, exc, attempt)
+                if sleep is None:
+                    return on_failure(result)
+                await _sleep(retry, sleep)
+
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key, refused = before(args, kwargs)
+        if refused is not None:
+            return on_failure(refused)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return fn(*args, **kwargs)
+            except passthrough:
+                raise
+            except Exception as exc:
+                result, sleep = failed(key, exc, attempt)
+            if sleep is None:
+                return on_failure(result)
+            assert retry is not None
+            retry.clock.sleep(sleep)
+
+    return wrapper
+
+
+async def _sleep(policy: RetryPolicy | None, seconds: float) -> None:
+    """Sleep without blocking the event loop on the real clock; a test clock just records it."""
+    assert policy is not None
+    if isinstance(policy.clock, SystemClock):
+        await asyncio.sleep(seconds)
+    else:
+        policy.clock.sleep(seconds)
+
+
+def awaitable(value: R | Awaitable[R]) -> bool:
+    """Whether a hook's value must be awaited."""
+    return inspect.isawaitable(value)

@@ -26,7 +26,9 @@ private.
 import importlib.machinery as _machinery
 
 from . import _api
+from ._agent_text import TOOL_CONTRACT, agent_message, with_contract
 from ._api import convert, decode, detect, encode, losses
+from ._exceptions import from_exception
 from ._errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
 from ._fault import Fault, Origin, Violation
 from ._grpc import GrpcStatus, from_grpc, to_grpc
@@ -55,14 +57,17 @@ __all__ = [
     "NextStep",
     "Origin",
     "RetryPolicy",
+    "TOOL_CONTRACT",
     "TerminalGuard",
     "UnknownDialectError",
     "Violation",
+    "agent_message",
     "convert",
     "decode",
     "detect",
     "dialect_names",
     "encode",
+    "from_exception",
     "from_grpc",
     "from_http",
     "lint_body",
@@ -71,6 +76,7 @@ __all__ = [
     "register_dialect",
     "to_grpc",
     "to_http",
+    "with_contract",
 ]
 
 __version__ = "0.2.0"

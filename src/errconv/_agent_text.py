@@ -1,0 +1,207 @@
+"""What a model reads when a tool call fails, and the sentence a tool description carries.
+
+`agent_message(fault)` writes the move (fix_request / wait / give_up) and only what the
+fault holds: the code and status, a short cut of its detail, the parameter and its
+violations, the delay, the alternatives or the tool that unblocks the call. Every piece
+of text taken from the fault is redacted first (URL query strings and user info,
+Authorization-like headers, `password=`/`api_key=`-like pairs, bearer tokens and the
+key formats of the common vendors), because the text goes into a model's context, and
+from there into logs and transcripts.
+
+`TOOL_CONTRACT` is seed 000's sentence for a tool's description: the semantics are in
+the model's context before the first failure, not only after it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ._fault import Fault
+from .codes import NextStep
+
+__all__ = ["TOOL_CONTRACT", "agent_message", "redact", "with_contract"]
+
+TOOL_CONTRACT = (
+    "When this tool fails, its error states next_step: fix_request means change the arguments "
+    "(param names the one at fault) and call again; wait means wait retry_after_seconds, then the "
+    "identical call may be repeated; give_up means the call will not succeed on repetition: do not "
+    "repeat it, use the alternatives or the unblock_with tool it names, or report to the user."
+)
+
+# How much of each piece of fault text the message carries: the whole message stays at
+# a few hundred characters, so that a failure does not crowd out the task.
+_DETAIL_MAX = 160
+_ITEM_MAX = 80
+_VIOLATIONS_MAX = 3
+_MESSAGE_MAX = 600
+_REDACTED = "[redacted]"
+
+# Names whose value is a credential, in a header, a query string, JSON or prose.
+_SECRET_NAME = (
+    r"[A-Za-z0-9_-]*(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|"
+    r"private[_-]?key|credential|authorization|auth|cookie|session[_-]?id|signature|sig)[A-Za-z0-9_-]*"
+)
+_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # user:password@ in a URL, then the query string (and fragment) of any URL.
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@"), r"\1"),
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?#\"'<>]*)[?#][^\s\"'<>]*"), r"\1?" + _REDACTED),
+    # An Authorization-like header or a name=value pair whose name says credential:
+    # `Authorization: Bearer x`, `'X-Api-Key': 'x'`, `"password": "x"`, `token=x`.
+    (
+        re.compile(
+            r"(?i)([\"']?\b" + _SECRET_NAME + r"[\"']?\s*[:=]\s*)"
+            r"(?:(?:bearer|basic|digest|token|dpop|negotiate)\s+)?(\"[^\"]*\"|'[^']*'|[^\s,;&\"'}\])]+)"
+        ),
+        r"\1" + _REDACTED,
+    ),
+    # A bearer or basic credential standing alone in prose.
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}"), r"\1 " + _REDACTED),
+    # Vendor key formats: OpenAI/Anthropic sk-, Stripe sk_/rk_/pk_, GitHub, Slack, AWS,
+    # Google API keys, GitLab, JWTs.
+    (
+        re.compile(
+            r"\b(?:sk-[A-Za-z0-9_*.-]{6,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9*]{4,}|gh[pousr]_[A-Za-z0-9]{8,}|"
+            r"github_pat_[A-Za-z0-9_]{8,}|xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|"
+            r"AIza[0-9A-Za-z_-]{20,}|glpat-[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)"
+        ),
+        _REDACTED,
+    ),
+    # Any other long run of key-like characters with letters and digits mixed: a key
+    # in a format not listed above (a request id lost this way costs the model nothing).
+    (re.compile(r"\b(?=[A-Za-z0-9_+/=-]*[0-9])(?=[A-Za-z0-9_+/=-]*[A-Za-z])[A-Za-z0-9_+/=-]{32,}"), _REDACTED),
+)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def redact(text: str, limit: int | None = None) -> str:
+    """`text` with credentials replaced by `[redacted]`, control characters by spaces,
+    and cut to `limit` characters (with an ellipsis) when given."""
+    # Cut long input before the patterns run, so hostile text costs bounded work;
+    # a secret split by the cut is redacted by the patterns that follow or lost in it.
+    bound = 4 * (limit or _MESSAGE_MAX)
+    text = _CONTROL.sub(" ", text[:bound])
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    text = " ".join(text.split())
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return text
+
+
+def _piece(value: object, limit: int = _ITEM_MAX) -> str:
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str)
+        except Exception:  # a value no JSON writer takes (a cycle): name its kind only
+            text = type(value).__name__
+    return redact(text, limit)
+
+
+def agent_message(fault: Fault) -> str:
+    """The text a model reads for a failed tool call: the move, and only what the fault
+    holds, with credentials redacted; a few hundred characters at most.
+
+    - fix_request names the parameter and its violations;
+    - wait states the seconds, and that the identical call may then be repeated;
+    - give_up says not to repeat the call, and gives the alternatives or the tool
+      that unblocks it (it never says to try again).
+
+    >>> import errconv
+    >>> fault = errconv.Fault.build(status=429, code="rate_limited", next_step="wait", retry_after_seconds=30)
+    >>> errconv.agent_message(fault)
+    'The tool call failed: rate_limited (HTTP 429). next_step: wait. Wait 30 seconds, then the identical call may be repeated.'
+    """
+    head = _head(fault)
+    step = fault.next_step
+    if step == NextStep.FIX_REQUEST:
+        move = _fix(fault)
+    elif step == NextStep.WAIT:
+        move = _wait(fault)
+    else:
+        move = _give_up(fault)
+    text = f"{head} {move}"
+    if len(text) > _MESSAGE_MAX:  # every piece is capped already; this holds the total
+        text = text[: _MESSAGE_MAX - 1].rstrip() + "…"
+    return text
+
+
+def _head(fault: Fault) -> str:
+    # A fault made from a timeout or a bare exception has a status errconv chose, not
+    # one a server sent: it is left out, so the model is not told of a response that
+    # never came.
+    synthetic = fault.origin is not None and fault.origin.dialect == "exception"
+    status = None if synthetic else f"HTTP {fault.status}"
+    code = _piece(fault.code, 64) if fault.code else None
+    prose = fault.detail or fault.title
+    said = _piece(prose, _DETAIL_MAX).rstrip(".") if prose else ""
+    if synthetic and not code and said:
+        return f"The tool call failed: {said}."  # the exception's class name
+    if code and status:
+        what = f": {code} ({status})."
+    elif code or status:
+        what = f": {code or status}."
+    else:
+        what = "."
+    head = f"The tool call failed{what}"
+    if said and said != code:
+        head += f" {said}."
+    return head
+
+
+def _fix(fault: Fault) -> str:
+    param = _piece(fault.param, 64) if fault.param else None
+    text = "next_step: fix_request."
+    text += f" Change the argument `{param}`" if param else " Change the arguments"
+    problems = []
+    for v in fault.violations[:_VIOLATIONS_MAX]:
+        field = _piece(v.field, 64)
+        said = _piece(v.description or v.reason or "", _ITEM_MAX)
+        problems.append(f"`{field}`: {said}" if said else f"`{field}`")
+    if problems:
+        more = len(fault.violations) - _VIOLATIONS_MAX
+        text += " (" + "; ".join(problems) + (f"; and {more} more" if more > 0 else "") + ")"
+    return text + ", then call again with the corrected arguments."
+
+
+def _wait(fault: Fault) -> str:
+    seconds = fault.retry_after_seconds
+    if seconds is None:
+        return (
+            "next_step: wait. No delay was stated: wait a while (back off, longer each time), "
+            "then the identical call may be repeated."
+        )
+    unit = "second" if seconds == 1 else "seconds"
+    return f"next_step: wait. Wait {seconds} {unit}, then the identical call may be repeated."
+
+
+def _give_up(fault: Fault) -> str:
+    text = "next_step: give_up. Do not repeat this call: it will not succeed on repetition."
+    if fault.unblock_with:
+        blocked = f" by {_piece(fault.blocked_by, 64)}" if fault.blocked_by else ""
+        text += f" It is blocked{blocked}; the tool `{_piece(fault.unblock_with, 64)}` can change that."
+    if fault.alternatives:
+        alts = "; ".join(_piece(a) for a in fault.alternatives[:3])
+        more = " (there are more)" if fault.alternatives_truncated else ""
+        text += f" Alternatives{more}: {alts}."
+    if not fault.unblock_with and not fault.alternatives:
+        text += " Report the failure to the user."
+    else:
+        text += " Otherwise report the failure to the user."
+    return text
+
+
+def with_contract(description: str | None) -> str:
+    """A tool description with `TOOL_CONTRACT` appended (once: appending twice changes nothing).
+
+    >>> import errconv
+    >>> text = errconv.with_contract("Transfer funds between accounts.")
+    >>> text == errconv.with_contract(text) and text.endswith(errconv.TOOL_CONTRACT)
+    True
+    """
+    description = (description or "").rstrip()
+    if TOOL_CONTRACT in description:
+        return description
+    return f"{description}\n\n{TOOL_CONTRACT}" if description else TOOL_CONTRACT

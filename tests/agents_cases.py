@@ -93,5 +93,5 @@ def leak(anything: object) -> None:
 
 def check_refusal(name: str, text: str) -> None:
     """What a model reads when the guard refused the repeat of case `name` (give_up or wait)."""
-    assert text.startswith("Not called"), text
+    assert "Not called" in text, text
     check_text(name, text)

@@ -99,7 +99,7 @@ def refusal(tool: str, refused: GuardRefused) -> Outcome:
     else:
         fault = refused.fault
         text = (
-            f"Not called: this identical call to {tool} already failed and will not succeed if repeated. "
+            f"Not called: the harness refused to repeat an identical call to {tool} that already failed. "
             + errconv.agent_message(fault)
         )
     return Outcome(fault, text, refused=True)

@@ -1,0 +1,119 @@
+"""errconv at a PydanticAI tool boundary (`pydantic-ai`; the `pydantic-ai` extra).
+
+PydanticAI gives the model a `ModelRetry`'s text followed by "Fix the errors and try
+again", and any other exception ends the whole run. `wrap` turns what a tool raises
+into the move PydanticAI can express:
+
+- fix_request: `ModelRetry` with `errconv.agent_message` (the parameter and its
+  violations): the model corrects the arguments, within the tool's retry budget;
+- give_up: `ToolFailed` with the text, a terminal failure the model sees and that
+  does not spend the retry budget (where the installed PydanticAI has no `ToolFailed`,
+  the text is returned as the tool's result instead);
+- wait: a delay up to `max_wait` seconds (30 by default) is slept and the call made
+  once more; a longer delay, or a second failure, is reported with `ToolFailed`
+  stating the seconds, so the model can say so rather than hammer.
+
+The harness guard is on by default: an identical call that ended give_up, or a wait
+whose delay has not passed, is refused without calling the tool (`ToolFailed` saying so).
+
+    from pydantic_ai import Agent
+    from errconv.agents.pydantic_ai import wrap
+
+    agent = Agent("test")
+
+    @agent.tool_plain
+    @wrap
+    def charge(amount: int, currency: str) -> str:
+        ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+from errconv import NextStep
+from errconv.retry import Clock, RetryPolicy
+
+from ._core import Outcome, ToolGuard, guarded, require
+
+__all__ = ["DEFAULT_MAX_WAIT", "raise_for", "wrap"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_MAX_WAIT = 30.0
+"""The longest delay `wrap` sleeps inside a tool call before repeating it once, in seconds.
+
+A tool call holds the agent's run: a rate limit of a few seconds is cheaper to sleep
+than to explain, a daily quota is not (the model is told the wait instead)."""
+
+
+def _exceptions() -> Any:
+    return require("pydantic_ai.exceptions", package="PydanticAI (pydantic-ai-slim)", extra="pydantic-ai")
+
+
+def raise_for(result: Outcome) -> str:
+    """Hand `result` to PydanticAI: raise `ModelRetry` for fix_request, `ToolFailed` otherwise.
+
+    Returns the text only where the installed PydanticAI has no `ToolFailed`.
+    """
+    exceptions = _exceptions()
+    if result.next_step == NextStep.FIX_REQUEST and not result.refused:
+        raise exceptions.ModelRetry(result.text) from result.error
+    tool_failed = getattr(exceptions, "ToolFailed", None)
+    if tool_failed is None:
+        return result.text
+    raise tool_failed(result.text) from result.error
+
+
+@overload
+def wrap(fn: F, /) -> F: ...
+@overload
+def wrap(
+    *,
+    guard: ToolGuard | bool | None = True,
+    name: str | None = None,
+    max_wait: float = DEFAULT_MAX_WAIT,
+    clock: Clock | None = None,
+) -> Callable[[F], F]: ...
+def wrap(
+    fn: Any = None,
+    /,
+    *,
+    guard: ToolGuard | bool | None = True,
+    name: str | None = None,
+    max_wait: float = DEFAULT_MAX_WAIT,
+    clock: Clock | None = None,
+) -> Any:
+    """Decorate a tool function (sync or async, plain or taking `RunContext`) for PydanticAI.
+
+    Put it under `@agent.tool` / `@agent.tool_plain` (or pass it to `Tool(...)`), which
+    read the signature and docstring through it. `max_wait` caps the delay slept before
+    the one repeat of a wait; `clock` (an `errconv.retry` clock) is where that sleep
+    happens, the real one by default. The guard is on by default (`guard=False` turns
+    it off; a shared `ToolGuard` spans tools). PydanticAI's own control-flow
+    exceptions raised inside the tool (`ModelRetry`, `ToolFailed`, `CallDeferred`,
+    `ApprovalRequired`, ...) pass through unchanged.
+    """
+
+    def decorate(f: F) -> F:
+        exceptions = _exceptions()
+        tools = require("pydantic_ai.tools", package="PydanticAI (pydantic-ai-slim)", extra="pydantic-ai")
+        passthrough = tuple(
+            getattr(exceptions, n)
+            for n in ("ModelRetry", "ToolFailed", "CallDeferred", "ApprovalRequired", "SkipToolExecution", "AgentRunError")
+            if isinstance(getattr(exceptions, n, None), type)
+        )
+        policy = RetryPolicy(budget=2, max_sleep=max_wait, clock=clock)
+        wrapped: F = guarded(
+            f,
+            name=name,
+            guard=ToolGuard(clock=clock) if guard is True else guard,
+            on_failure=raise_for,
+            skip_types=(tools.RunContext,),
+            passthrough=passthrough,
+            retry=policy,
+        )
+        return wrapped
+
+    return decorate(fn) if fn is not None else decorate

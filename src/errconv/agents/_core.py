@@ -19,10 +19,11 @@ import importlib
 import inspect
 import json
 import math
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+import re
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import errconv
 from errconv import Fault, NextStep
@@ -38,10 +39,8 @@ __all__ = [
     "refusal",
     "require",
     "resolve_guard",
+    "safe_code",
 ]
-
-R = TypeVar("R")
-
 
 def require(module: str, *, package: str, extra: str) -> ModuleType:
     """Import `module` now, or raise ImportError saying which extra installs it."""
@@ -103,6 +102,19 @@ def refusal(tool: str, refused: GuardRefused) -> Outcome:
             + errconv.agent_message(fault)
         )
     return Outcome(fault, text, refused=True)
+
+
+_CODE = re.compile(r"[A-Za-z0-9_.:/-]{1,64}")
+
+
+def safe_code(fault: Fault) -> str | None:
+    """The fault's code where it is a short identifier, for fields a framework shows verbatim.
+
+    A code is a machine identifier (`card_declined`, `RATE_LIMITED`, `"50035"`); one that
+    is prose or long is left out rather than passed on unredacted.
+    """
+    code = fault.code
+    return code if isinstance(code, str) and _CODE.fullmatch(code) else None
 
 
 # --------------------------------------------------------------------------- the guard
@@ -211,7 +223,7 @@ def resolve_guard(guard: ToolGuard | bool | None, clock: Clock | None = None) ->
     if guard is False or guard is None:
         return None
     if isinstance(guard, TerminalGuard):
-        return cast(ToolGuard, guard) if isinstance(guard, ToolGuard) else _Terminal(guard)
+        return guard if isinstance(guard, ToolGuard) else _Terminal(guard)
     raise TypeError(f"guard must be True, False, None or an errconv.agents.ToolGuard, got {type(guard).__name__}")
 
 
@@ -348,8 +360,3 @@ async def _sleep(policy: RetryPolicy | None, seconds: float) -> None:
         await asyncio.sleep(seconds)
     else:
         policy.clock.sleep(seconds)
-
-
-def awaitable(value: R | Awaitable[R]) -> bool:
-    """Whether a hook's value must be awaited."""
-    return inspect.isawaitable(value)

@@ -88,8 +88,9 @@ def middleware(guard: ToolGuard | bool | None = True, tools: list[Any] | None = 
     mw = require("langchain.agents.middleware", package="LangChain (langchain)", extra="langchain")
     messages = require("langchain_core.messages", **_EXTRA)
     the_guard = resolve_guard(guard)
+    base: Any = mw.ToolErrorMiddleware
 
-    class ErrconvToolMiddleware(mw.ToolErrorMiddleware):  # type: ignore[misc]
+    class ErrconvToolMiddleware(base):  # type: ignore[misc]
         """ToolErrorMiddleware with errconv's translation and the harness guard."""
 
         def _key(self, request: Any) -> tuple[str, str]:

@@ -34,12 +34,12 @@ import json
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, cast, overload
 
 import errconv
 from errconv import Fault, NextStep
 
-from ._core import Outcome, ToolGuard, guarded, outcome, require
+from ._core import Outcome, ToolGuard, guarded, outcome, require, safe_code
 
 __all__ = ["TOOL_FAILURE_META", "tool_failure", "tool_result", "wrap"]
 
@@ -73,14 +73,14 @@ def tool_failure(fault: Fault, *, now: float | None = None, guidance: str | None
         cls = "governance"  # a credential or a permission: out-of-band action, not a retry
     else:
         cls = "capability"
-    if fault.code:
-        code = fault.code
-    elif step == NextStep.WAIT:
-        code = "retryable_transient_error"
-    elif step == NextStep.FIX_REQUEST:
-        code = "invalid_input"
-    else:
-        code = _BASELINE.get(fault.status, "tool_failed")
+    code = safe_code(fault)
+    if code is None:
+        if step == NextStep.WAIT:
+            code = "retryable_transient_error"
+        elif step == NextStep.FIX_REQUEST:
+            code = "invalid_input"
+        else:
+            code = _BASELINE.get(fault.status, "tool_failed")
     failure: dict[str, Any] = {"class": cls, "code": code, "retryable": step == NextStep.WAIT}
     if step == NextStep.WAIT and fault.retry_after_seconds is not None:
         at = time.time() if now is None else now
@@ -139,7 +139,7 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
             skip = (Context,)
         except ImportError:
             pass
-        wrapped: F = guarded(f, name=name, guard=guard, on_failure=_result, skip_types=skip, passthrough=passthrough)
+        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_result, skip_types=skip, passthrough=passthrough))
         return wrapped
 
     return decorate(fn) if fn is not None else decorate

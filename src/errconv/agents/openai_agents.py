@@ -23,7 +23,7 @@ running the tool. Please try again." whatever the failure. Two ways in:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, cast, overload
 
 from ._core import Outcome, ToolGuard, guarded, outcome, require
 
@@ -60,7 +60,7 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
 
     def decorate(f: F) -> F:
         sdk = require("agents", package="the OpenAI Agents SDK (openai-agents)", extra="openai-agents")
-        wrapped: F = guarded(f, name=name, guard=guard, on_failure=_text, skip_types=(sdk.RunContextWrapper,))
+        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_text, skip_types=(sdk.RunContextWrapper,)))
         return wrapped
 
     return decorate(fn) if fn is not None else decorate

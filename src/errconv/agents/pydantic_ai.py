@@ -30,7 +30,7 @@ whose delay has not passed, is refused without calling the tool (`ToolFailed` sa
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar, cast, overload
 
 from errconv import NextStep
 from errconv.retry import Clock, RetryPolicy
@@ -105,7 +105,7 @@ def wrap(
             if isinstance(getattr(exceptions, n, None), type)
         )
         policy = RetryPolicy(budget=2, max_sleep=max_wait, clock=clock)
-        wrapped: F = guarded(
+        wrapped = cast(F, guarded(
             f,
             name=name,
             guard=ToolGuard(clock=clock) if guard is True else guard,
@@ -113,7 +113,7 @@ def wrap(
             skip_types=(tools.RunContext,),
             passthrough=passthrough,
             retry=policy,
-        )
+        ))
         return wrapped
 
     return decorate(fn) if fn is not None else decorate

@@ -188,3 +188,12 @@ def test_passthrough_exceptions_propagate_and_a_plain_terminal_guard_is_accepted
         guarded(fn, name="fn", guard="yes", on_failure=lambda r: r)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         guarded(42, name="fn", guard=True, on_failure=lambda r: r)  # type: ignore[arg-type]
+
+
+def test_the_docstring_examples_hold() -> None:
+    import doctest
+
+    from errconv.agents import _core
+
+    failed, attempted = doctest.testmod(_core, optionflags=doctest.ELLIPSIS)
+    assert attempted >= 4 and failed == 0

@@ -69,7 +69,7 @@ def _failure(result: Outcome) -> Any:
     details["problem"] = json.loads(errconv.encode(fault, "problem"))
     return cls(
         message=result.text,
-        code=safe_code(fault) or str(fault.next_step or NextStep.GIVE_UP),
+        code=safe_code(fault),
         retryable=fault.next_step == NextStep.WAIT,
         details=details,
     )

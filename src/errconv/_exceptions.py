@@ -231,12 +231,44 @@ def _body_bytes(body: Any, limits: Limits) -> bytes:
     return data if len(data) <= limits.max_bytes else b""
 
 
+# More header fields than any real response has: a hostile headers object stops here.
+_MAX_HEADERS = 512
+
+
+def _header_pairs(headers: Any) -> list[tuple[str, str]]:
+    """Any client's headers as (name, value) pairs: a mapping, a multi-dict, an
+    `email.message.Message` (urllib), or pairs already. Values that are not text are
+    skipped, never rendered (a hostile `__str__`)."""
+    if headers is None:
+        return []
+    items = _call(headers, "items")
+    source = items if items is not None else headers
+    pairs: list[tuple[str, str]] = []
+    try:
+        for n, item in enumerate(source):
+            if n >= _MAX_HEADERS:
+                break
+            if not (isinstance(item, (tuple, list)) and len(item) == 2):
+                continue
+            name, value = item
+            if isinstance(name, bytes):
+                name = name.decode("latin-1")
+            if isinstance(value, bytes):
+                value = value.decode("latin-1")
+            if isinstance(name, str) and isinstance(value, str):
+                pairs.append((name, value))
+    except Exception:  # an iterator that raises part way: what was read so far
+        pass
+    return pairs
+
+
 def _http(status: int, headers: Any, body: bytes, limits: Limits) -> Fault:
     """`from_http`, stepping down to the headers alone, then the status alone, when
     what the exception carries is unreadable."""
-    for h, b in ((headers, body), (headers, b""), ((), b"")):
+    pairs = _header_pairs(headers)
+    for h, b in ((pairs, body), (pairs, b""), ([], b"")):
         try:
-            return from_http(status, h if h is not None else (), b, limits=limits)
+            return from_http(status, h, b, limits=limits)
         except Exception:  # DecodeError, or a hostile headers object raising as it is read
             continue
     raise DecodeError(f"not an HTTP status: {status}")  # unreachable for a status from 100 to 599
@@ -297,7 +329,9 @@ def _fault_error(exc: BaseException, limits: Limits) -> Fault | None:
 
 
 def _rpc(exc: BaseException, limits: Limits) -> Fault | None:
-    if not all(callable(_attr(exc, name)) for name in ("code", "details", "trailing_metadata")):
+    # Looked up on the class, so that a deprecated property (aiohttp's `code`) is not
+    # read and does not warn.
+    if not all(callable(_attr(type(exc), name)) for name in ("code", "details", "trailing_metadata")):
         return None
     code = _call(exc, "code")
     if code is None:

@@ -90,7 +90,6 @@ _CONNECTION_NAMES = frozenset(
         "MaxRetryError",  # urllib3: the pool's retries ran out on connecting
     }
 )
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.]")
 
 
 def from_exception(exc: BaseException | Fault, *, limits: Limits = DEFAULT_LIMITS) -> Fault:
@@ -113,21 +112,27 @@ def from_exception(exc: BaseException | Fault, *, limits: Limits = DEFAULT_LIMIT
     >>> fault.next_step, fault.detail
     (<NextStep.GIVE_UP: 'give_up'>, 'RuntimeError')
     """
-    if isinstance(exc, Fault):
+    # type(), not isinstance(): isinstance falls back to `__class__`, which a hostile
+    # exception can make raise.
+    if type(exc) is Fault:
         return exc
-    if not isinstance(exc, BaseException):
-        raise TypeError(f"from_exception takes an exception or a Fault, got {type(exc).__name__}")
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    for _ in range(_MAX_DEPTH):
-        if current is None or id(current) in seen:
-            break
-        seen.add(id(current))
-        fault = _read(current, limits)
-        if fault is not None:
-            return fault
-        current = _inner(current)
-    return _internal(exc)
+    error: Any = exc
+    if not issubclass(type(error), BaseException):
+        raise TypeError(f"from_exception takes an exception or a Fault, got {type(error).__name__}")
+    try:
+        seen: set[int] = set()
+        current: BaseException | None = error
+        for _ in range(_MAX_DEPTH):
+            if current is None or id(current) in seen:
+                break
+            seen.add(id(current))
+            fault = _read(current, limits)
+            if fault is not None:
+                return fault
+            current = _inner(current)
+    except Exception:  # whatever got past the readers' own guards: still a Fault
+        pass
+    return _internal(error)
 
 
 def _read(exc: BaseException, limits: Limits) -> Fault | None:
@@ -147,10 +152,10 @@ def _inner(exc: BaseException) -> BaseException | None:
         cause = exc.__cause__
     except Exception:
         cause = None
-    if isinstance(cause, BaseException):
+    if issubclass(type(cause), BaseException):
         return cause
     reason = _attr(exc, "reason")
-    return reason if isinstance(reason, BaseException) else None
+    return reason if issubclass(type(reason), BaseException) else None
 
 
 # --------------------------------------------------------------------------- safe access
@@ -194,14 +199,16 @@ def class_name(exc: BaseException) -> str:
         name = type(exc).__name__
     except Exception:
         name = ""
-    if not isinstance(name, str):
-        name = ""
-    return _SAFE_NAME.sub("", name)[:64] or "Exception"
+    # A class can be made at run time with any name at all ("password=hunter2"): only
+    # a plain identifier is told.
+    if not isinstance(name, str) or not name.isidentifier() or not name.isascii() or len(name) > 64:
+        return "Exception"
+    return name
 
 
 def _noted(fault: Fault, exc: BaseException) -> Fault:
     origin = fault.origin
-    if origin is None or isinstance(exc, FaultError):
+    if origin is None or issubclass(type(exc), FaultError):
         return fault  # a fault the application built: as it was built
     note = f"read from {class_name(exc)}"
     return fault.replace(origin=msgspec.structs.replace(origin, notes=(*origin.notes, note)))
@@ -322,9 +329,9 @@ def _response_body(resp: Any, limits: Limits) -> bytes:
 
 
 def _fault_error(exc: BaseException, limits: Limits) -> Fault | None:
-    if isinstance(exc, FaultError):
+    if issubclass(type(exc), FaultError):
         fault = _attr(exc, "fault")
-        return fault if isinstance(fault, Fault) else None
+        return fault if issubclass(type(fault), Fault) else None
     return None
 
 
@@ -495,9 +502,9 @@ def _transport(exc: BaseException, limits: Limits) -> Fault | None:
     if any(name in _BUG_NAMES for name in names):
         return None
     name = class_name(exc)
-    if isinstance(exc, TimeoutError) or any(_TIMEOUT_NAME.search(n) for n in names):
+    if issubclass(type(exc), TimeoutError) or any(_TIMEOUT_NAME.search(n) for n in names):
         code = Code.DEADLINE_EXCEEDED
-    elif isinstance(exc, ConnectionError) or any(n in _CONNECTION_NAMES for n in names):
+    elif issubclass(type(exc), ConnectionError) or any(n in _CONNECTION_NAMES for n in names):
         code = Code.UNAVAILABLE
     else:
         return None

@@ -299,6 +299,19 @@ def test_stripe_errors_from_the_stripe_client() -> None:
     assert fault == capture.seam()
     assert "sk_test" not in errconv.agent_message(fault)
 
+    # Made offline by stripe-python's own constructor: the fraud-declined capture (its
+    # source shows no status; 402 is what Stripe documents for card errors).
+    declined = (REALWORLD / "stripe" / "card-declined-fraudulent.json").read_text()
+    card = stripe.CardError("Your card was declined.", None, "card_declined", http_body=declined, http_status=402, json_body=json.loads(declined))
+    fault = errconv.from_exception(card)
+    assert (fault.status, fault.code, fault.next_step, fault.param) == (402, "card_declined", NextStep.GIVE_UP, None)
+    # Without its body, what the exception states: the code, the parameter, the class's type.
+    bare = stripe.InvalidRequestError("No such customer: 'cus_x'", "customer", "resource_missing", http_status=404)
+    fault = errconv.from_exception(bare)
+    assert (fault.status, fault.code, fault.param, fault.next_step) == (404, "resource_missing", "customer", NextStep.FIX_REQUEST)
+    limited = stripe.RateLimitError("Too many requests", http_status=429, headers={"Retry-After": "3"})
+    assert (errconv.from_exception(limited).next_step, errconv.from_exception(limited).retry_after_seconds) == (NextStep.WAIT, 3)
+
     client = stripe.StripeClient("sk_test_4eC39HqLyjWDarjtT1zdp7dc", base_addresses={"api": closed_port()}, max_network_retries=0)
     refused = raised(client.v1.customers.retrieve, "cus_123")
     assert isinstance(refused, stripe.APIConnectionError)

@@ -68,6 +68,17 @@ _BUG_NAMES = frozenset(
         "ParamValidationError",  # botocore: refused before sending
     }
 )
+# For a Stripe exception made without its body: the error type Stripe sends with the
+# responses stripe-python raises that class for (stripe/_api_requestor.py picks CardError
+# for a 402, IdempotencyError for that type, InvalidRequestError for other 400s and
+# 404s, APIError for the statuses no other class takes). The type makes the body read as
+# Stripe's; a class not listed here adds none.
+_STRIPE_TYPES = {
+    "CardError": "card_error",
+    "IdempotencyError": "idempotency_error",
+    "InvalidRequestError": "invalid_request_error",
+    "APIError": "api_error",
+}
 _TIMEOUT_NAME = re.compile(r"Timeout|TimedOut")
 _CONNECTION_NAMES = frozenset(
     {
@@ -454,13 +465,16 @@ def _stripe(exc: BaseException, limits: Limits) -> Fault | None:
         return None  # APIConnectionError and the like: no response; the transport reader names it
     body = _body_bytes(_attr(exc, "http_body"), limits) or _body_bytes(_attr(exc, "json_body"), limits)
     if not body:
-        code, param = _attr(exc, "code"), _attr(exc, "param")
-        error = {"type": "api_error", "message": ""}
-        if isinstance(code, str):
-            error["code"] = code
-        if isinstance(param, str):
-            error["param"] = param
-        body = _body_bytes({"error": error}, limits)
+        # Made by hand (a test double, a wrapper's re-raise): what the exception states,
+        # as Stripe would have sent it; nothing is invented (no `type`).
+        error = {name: value for name in ("code", "param", "user_message") if isinstance(value := _attr(exc, name), str)}
+        if "user_message" in error:
+            error["message"] = error.pop("user_message")
+        kind = next((_STRIPE_TYPES[n] for n in _class_names(exc) if n in _STRIPE_TYPES), None)
+        if kind is not None:
+            error = {"type": kind, **error}
+        if "code" in error or "param" in error:
+            body = _body_bytes({"error": error}, limits)
     headers = _attr(exc, "headers")
     pairs: Any = headers if isinstance(headers, Mapping) else ()
     if isinstance(headers, Mapping) and not any(str(k).lower() == "content-type" for k in headers):

@@ -18,7 +18,7 @@ import json
 import re
 
 from ._fault import Fault
-from .codes import NextStep
+from .codes import NextStep, infer_next_step
 
 __all__ = ["TOOL_CONTRACT", "agent_message", "redact", "with_contract"]
 
@@ -31,10 +31,13 @@ TOOL_CONTRACT = (
 
 # How much of each piece of fault text the message carries: the whole message stays at
 # a few hundred characters, so that a failure does not crowd out the task.
-_DETAIL_MAX = 160
-_ITEM_MAX = 80
-_VIOLATIONS_MAX = 3
+# The move is written first and never cut; the head (code, status, the detail) gets
+# what is left. Each piece is capped so the move itself stays under ~480 characters.
 _MESSAGE_MAX = 600
+_DETAIL_MAX = 200
+_NAME_MAX = 48  # a code, a parameter, a field, a tool name
+_ITEM_MAX = 60  # a violation's description, one alternative
+_VIOLATIONS_MAX = 3
 _REDACTED = "[redacted]"
 
 # Names whose value is a credential, in a header, a query string, JSON or prose.
@@ -44,7 +47,7 @@ _SECRET_NAME = (
 )
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # user:password@ in a URL, then the query string (and fragment) of any URL.
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@"), r"\1"),
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@"), r"\1" + _REDACTED + "@"),
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?#\"'<>]*)[?#][^\s\"'<>]*"), r"\1?" + _REDACTED),
     # An Authorization-like header or a name=value pair whose name says credential:
     # `Authorization: Bearer x`, `'X-Api-Key': 'x'`, `"password": "x"`, `token=x`.
@@ -57,6 +60,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     # A bearer or basic credential standing alone in prose.
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}"), r"\1 " + _REDACTED),
+    # "token X", "key X", "password X" in prose, when X looks like a credential (it has
+    # a digit, or is long) rather than a word ("token is not allowed").
+    (
+        re.compile(
+            r"(?i)\b((?:access |api |secret |session |bearer )?(?:token|key|password|passwd|secret|credential)s?:?\s+)"
+            r"(?:is\s+|was\s+)?(['\"]?)(?=[A-Za-z0-9._~+/=*-]*[0-9]|[A-Za-z0-9._~+/=*-]{16,})[A-Za-z0-9._~+/=*-]{4,}\2"
+        ),
+        r"\1" + _REDACTED,
+    ),
     # Vendor key formats: OpenAI/Anthropic sk-, Stripe sk_/rk_/pk_, GitHub, Slack, AWS,
     # Google API keys, GitLab, JWTs.
     (
@@ -114,54 +126,59 @@ def agent_message(fault: Fault) -> str:
     >>> errconv.agent_message(fault)
     'The tool call failed: rate_limited (HTTP 429). next_step: wait. Wait 30 seconds, then the identical call may be repeated.'
     """
-    head = _head(fault)
     step = fault.next_step
+    if step is None:  # a fault made by hand without one: errconv's own ladder decides
+        step, _ = infer_next_step(fault.grpc_code, fault.status, param=fault.param)
+        if step == NextStep.FIX_REQUEST and not fault.param:
+            step = NextStep.GIVE_UP
     if step == NextStep.FIX_REQUEST:
         move = _fix(fault)
     elif step == NextStep.WAIT:
         move = _wait(fault)
     else:
         move = _give_up(fault)
-    text = f"{head} {move}"
-    if len(text) > _MESSAGE_MAX:  # every piece is capped already; this holds the total
-        text = text[: _MESSAGE_MAX - 1].rstrip() + "…"
-    return text
+    head = _head(fault, _MESSAGE_MAX - len(move) - 1, give_up=step == NextStep.GIVE_UP)
+    return f"{head} {move}"
 
 
-def _head(fault: Fault) -> str:
+def _head(fault: Fault, budget: int, *, give_up: bool) -> str:
     # A fault made from a timeout or a bare exception has a status errconv chose, not
     # one a server sent: it is left out, so the model is not told of a response that
     # never came.
     synthetic = fault.origin is not None and fault.origin.dialect == "exception"
     status = None if synthetic else f"HTTP {fault.status}"
-    code = _piece(fault.code, 64) if fault.code else None
+    code = _piece(fault.code, _NAME_MAX) if fault.code else None
     prose = fault.detail or fault.title
     said = _piece(prose, _DETAIL_MAX).rstrip(".") if prose else ""
+    if give_up:
+        said = _without_retry_talk(said)
     if synthetic and not code and said:
-        return f"The tool call failed: {said}."  # the exception's class name
+        return f"The tool call failed: {said}."[:budget]  # the exception's class name
     if code and status:
-        what = f": {code} ({status})."
+        head = f"The tool call failed: {code} ({status})."
     elif code or status:
-        what = f": {code or status}."
+        head = f"The tool call failed: {code or status}."
     else:
-        what = "."
-    head = f"The tool call failed{what}"
-    if said and said != code:
+        head = "The tool call failed."
+    room = budget - len(head) - 2
+    if said and said != code and room > 8:
+        if len(said) > room:
+            said = said[: room - 1].rstrip() + "…"
         head += f" {said}."
     return head
 
 
 def _fix(fault: Fault) -> str:
-    param = _piece(fault.param, 64) if fault.param else None
+    param = _piece(fault.param, _NAME_MAX) if fault.param else None
     text = "next_step: fix_request."
     text += f" Change the argument `{param}`" if param else " Change the arguments"
     problems = []
     for v in fault.violations[:_VIOLATIONS_MAX]:
-        field = _piece(v.field, 64)
+        field = _piece(v.field, _NAME_MAX)
         said = _piece(v.description or v.reason or "", _ITEM_MAX)
         problems.append(f"`{field}`: {said}" if said else f"`{field}`")
     if problems:
-        more = len(fault.violations) - _VIOLATIONS_MAX
+        more = len(fault.violations) - len(problems)
         text += " (" + "; ".join(problems) + (f"; and {more} more" if more > 0 else "") + ")"
     return text + ", then call again with the corrected arguments."
 
@@ -177,11 +194,21 @@ def _wait(fault: Fault) -> str:
     return f"next_step: wait. Wait {seconds} {unit}, then the identical call may be repeated."
 
 
+# A server's prose may say "please try again" whatever its error means: on a give_up
+# that sentence contradicts the move, so it is left out.
+_RETRY_TALK = re.compile(r"(?i)\btry\b[^.!?]{0,30}\bagain\b|\bretr(?:y|ies|ied|ying|yable)\b|\btry (?:back|later)\b")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _without_retry_talk(text: str) -> str:
+    return " ".join(s for s in _SENTENCE.split(text) if not _RETRY_TALK.search(s))
+
+
 def _give_up(fault: Fault) -> str:
     text = "next_step: give_up. Do not repeat this call: it will not succeed on repetition."
     if fault.unblock_with:
-        blocked = f" by {_piece(fault.blocked_by, 64)}" if fault.blocked_by else ""
-        text += f" It is blocked{blocked}; the tool `{_piece(fault.unblock_with, 64)}` can change that."
+        blocked = f" by {_piece(fault.blocked_by, _NAME_MAX)}" if fault.blocked_by else ""
+        text += f" It is blocked{blocked}; the tool `{_piece(fault.unblock_with, _NAME_MAX)}` can change that."
     if fault.alternatives:
         alts = "; ".join(_piece(a) for a in fault.alternatives[:3])
         more = " (there are more)" if fault.alternatives_truncated else ""

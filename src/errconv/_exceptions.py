@@ -68,6 +68,17 @@ _BUG_NAMES = frozenset(
         "ParamValidationError",  # botocore: refused before sending
     }
 )
+# For a Stripe exception made without its body: the error type Stripe sends with the
+# responses stripe-python raises that class for (stripe/_api_requestor.py picks CardError
+# for a 402, IdempotencyError for that type, InvalidRequestError for other 400s and
+# 404s, APIError for the statuses no other class takes). The type makes the body read as
+# Stripe's; a class not listed here adds none.
+_STRIPE_TYPES = {
+    "CardError": "card_error",
+    "IdempotencyError": "idempotency_error",
+    "InvalidRequestError": "invalid_request_error",
+    "APIError": "api_error",
+}
 _TIMEOUT_NAME = re.compile(r"Timeout|TimedOut")
 _CONNECTION_NAMES = frozenset(
     {
@@ -90,7 +101,6 @@ _CONNECTION_NAMES = frozenset(
         "MaxRetryError",  # urllib3: the pool's retries ran out on connecting
     }
 )
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.]")
 
 
 def from_exception(exc: BaseException | Fault, *, limits: Limits = DEFAULT_LIMITS) -> Fault:
@@ -113,21 +123,27 @@ def from_exception(exc: BaseException | Fault, *, limits: Limits = DEFAULT_LIMIT
     >>> fault.next_step, fault.detail
     (<NextStep.GIVE_UP: 'give_up'>, 'RuntimeError')
     """
-    if isinstance(exc, Fault):
+    # type(), not isinstance(): isinstance falls back to `__class__`, which a hostile
+    # exception can make raise.
+    if type(exc) is Fault:
         return exc
-    if not isinstance(exc, BaseException):
-        raise TypeError(f"from_exception takes an exception or a Fault, got {type(exc).__name__}")
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    for _ in range(_MAX_DEPTH):
-        if current is None or id(current) in seen:
-            break
-        seen.add(id(current))
-        fault = _read(current, limits)
-        if fault is not None:
-            return fault
-        current = _inner(current)
-    return _internal(exc)
+    error: Any = exc
+    if not issubclass(type(error), BaseException):
+        raise TypeError(f"from_exception takes an exception or a Fault, got {type(error).__name__}")
+    try:
+        seen: set[int] = set()
+        current: BaseException | None = error
+        for _ in range(_MAX_DEPTH):
+            if current is None or id(current) in seen:
+                break
+            seen.add(id(current))
+            fault = _read(current, limits)
+            if fault is not None:
+                return fault
+            current = _inner(current)
+    except Exception:  # whatever got past the readers' own guards: still a Fault
+        pass
+    return _internal(error)
 
 
 def _read(exc: BaseException, limits: Limits) -> Fault | None:
@@ -147,10 +163,10 @@ def _inner(exc: BaseException) -> BaseException | None:
         cause = exc.__cause__
     except Exception:
         cause = None
-    if isinstance(cause, BaseException):
+    if issubclass(type(cause), BaseException):
         return cause
     reason = _attr(exc, "reason")
-    return reason if isinstance(reason, BaseException) else None
+    return reason if issubclass(type(reason), BaseException) else None
 
 
 # --------------------------------------------------------------------------- safe access
@@ -194,14 +210,16 @@ def class_name(exc: BaseException) -> str:
         name = type(exc).__name__
     except Exception:
         name = ""
-    if not isinstance(name, str):
-        name = ""
-    return _SAFE_NAME.sub("", name)[:64] or "Exception"
+    # A class can be made at run time with any name at all ("password=hunter2"): only
+    # a plain identifier is told.
+    if not isinstance(name, str) or not name.isidentifier() or not name.isascii() or len(name) > 64:
+        return "Exception"
+    return name
 
 
 def _noted(fault: Fault, exc: BaseException) -> Fault:
     origin = fault.origin
-    if origin is None or isinstance(exc, FaultError):
+    if origin is None or issubclass(type(exc), FaultError):
         return fault  # a fault the application built: as it was built
     note = f"read from {class_name(exc)}"
     return fault.replace(origin=msgspec.structs.replace(origin, notes=(*origin.notes, note)))
@@ -231,12 +249,44 @@ def _body_bytes(body: Any, limits: Limits) -> bytes:
     return data if len(data) <= limits.max_bytes else b""
 
 
+# More header fields than any real response has: a hostile headers object stops here.
+_MAX_HEADERS = 512
+
+
+def _header_pairs(headers: Any) -> list[tuple[str, str]]:
+    """Any client's headers as (name, value) pairs: a mapping, a multi-dict, an
+    `email.message.Message` (urllib), or pairs already. Values that are not text are
+    skipped, never rendered (a hostile `__str__`)."""
+    if headers is None:
+        return []
+    items = _call(headers, "items")
+    source = items if items is not None else headers
+    pairs: list[tuple[str, str]] = []
+    try:
+        for n, item in enumerate(source):
+            if n >= _MAX_HEADERS:
+                break
+            if not (isinstance(item, (tuple, list)) and len(item) == 2):
+                continue
+            name, value = item
+            if isinstance(name, bytes):
+                name = name.decode("latin-1")
+            if isinstance(value, bytes):
+                value = value.decode("latin-1")
+            if isinstance(name, str) and isinstance(value, str):
+                pairs.append((name, value))
+    except Exception:  # an iterator that raises part way: what was read so far
+        pass
+    return pairs
+
+
 def _http(status: int, headers: Any, body: bytes, limits: Limits) -> Fault:
     """`from_http`, stepping down to the headers alone, then the status alone, when
     what the exception carries is unreadable."""
-    for h, b in ((headers, body), (headers, b""), ((), b"")):
+    pairs = _header_pairs(headers)
+    for h, b in ((pairs, body), (pairs, b""), ([], b"")):
         try:
-            return from_http(status, h if h is not None else (), b, limits=limits)
+            return from_http(status, h, b, limits=limits)
         except Exception:  # DecodeError, or a hostile headers object raising as it is read
             continue
     raise DecodeError(f"not an HTTP status: {status}")  # unreachable for a status from 100 to 599
@@ -290,14 +340,16 @@ def _response_body(resp: Any, limits: Limits) -> bytes:
 
 
 def _fault_error(exc: BaseException, limits: Limits) -> Fault | None:
-    if isinstance(exc, FaultError):
+    if issubclass(type(exc), FaultError):
         fault = _attr(exc, "fault")
-        return fault if isinstance(fault, Fault) else None
+        return fault if issubclass(type(fault), Fault) else None
     return None
 
 
 def _rpc(exc: BaseException, limits: Limits) -> Fault | None:
-    if not all(callable(_attr(exc, name)) for name in ("code", "details", "trailing_metadata")):
+    # Looked up on the class, so that a deprecated property (aiohttp's `code`) is not
+    # read and does not warn.
+    if not all(callable(_attr(type(exc), name)) for name in ("code", "details", "trailing_metadata")):
         return None
     code = _call(exc, "code")
     if code is None:
@@ -413,13 +465,16 @@ def _stripe(exc: BaseException, limits: Limits) -> Fault | None:
         return None  # APIConnectionError and the like: no response; the transport reader names it
     body = _body_bytes(_attr(exc, "http_body"), limits) or _body_bytes(_attr(exc, "json_body"), limits)
     if not body:
-        code, param = _attr(exc, "code"), _attr(exc, "param")
-        error = {"type": "api_error", "message": ""}
-        if isinstance(code, str):
-            error["code"] = code
-        if isinstance(param, str):
-            error["param"] = param
-        body = _body_bytes({"error": error}, limits)
+        # Made by hand (a test double, a wrapper's re-raise): what the exception states,
+        # as Stripe would have sent it; nothing is invented (no `type`).
+        error = {name: value for name in ("code", "param", "user_message") if isinstance(value := _attr(exc, name), str)}
+        if "user_message" in error:
+            error["message"] = error.pop("user_message")
+        kind = next((_STRIPE_TYPES[n] for n in _class_names(exc) if n in _STRIPE_TYPES), None)
+        if kind is not None:
+            error = {"type": kind, **error}
+        if "code" in error or "param" in error:
+            body = _body_bytes({"error": error}, limits)
     headers = _attr(exc, "headers")
     pairs: Any = headers if isinstance(headers, Mapping) else ()
     if isinstance(headers, Mapping) and not any(str(k).lower() == "content-type" for k in headers):
@@ -461,9 +516,9 @@ def _transport(exc: BaseException, limits: Limits) -> Fault | None:
     if any(name in _BUG_NAMES for name in names):
         return None
     name = class_name(exc)
-    if isinstance(exc, TimeoutError) or any(_TIMEOUT_NAME.search(n) for n in names):
+    if issubclass(type(exc), TimeoutError) or any(_TIMEOUT_NAME.search(n) for n in names):
         code = Code.DEADLINE_EXCEEDED
-    elif isinstance(exc, ConnectionError) or any(n in _CONNECTION_NAMES for n in names):
+    elif issubclass(type(exc), ConnectionError) or any(n in _CONNECTION_NAMES for n in names):
         code = Code.UNAVAILABLE
     else:
         return None

@@ -197,3 +197,27 @@ def test_the_docstring_examples_hold() -> None:
 
     failed, attempted = doctest.testmod(_core, optionflags=doctest.ELLIPSIS)
     assert attempted >= 4 and failed == 0
+
+
+def test_problem_json_redacts_credentials_a_body_echoes() -> None:
+    import httpx
+
+    from agents_cases import SECRET_KEY, leak
+    from errconv.agents._core import problem_json
+
+    body = {
+        "title": "Invalid key",
+        "status": 401,
+        "detail": f"api_key={SECRET_KEY} is not valid",
+        "instance": f"https://api.example.com/v1/charges?api_key={SECRET_KEY}",
+        "code": "invalid_key",
+        "notes": ["line one\n  line two", {"authorization": "Bearer hunter2hunter2"}],
+    }
+    request = httpx.Request("GET", "https://api.example.com/v1/charges")
+    response = httpx.Response(401, json=body, headers={"Content-Type": "application/problem+json"}, request=request)
+    fault = outcome(httpx.HTTPStatusError("401", request=request, response=response)).fault
+    structured = problem_json(fault)
+    leak(structured)
+    assert structured["code"] == "invalid_key" and structured["status"] == 401
+    assert structured["notes"][0] == "line one\n  line two"  # untouched where there is no secret
+    assert "[redacted]" in structured["detail"]

@@ -157,3 +157,27 @@ def test_tool_result_of_a_fault_and_of_an_exception() -> None:
     assert result.meta[TOOL_FAILURE_META]["correlationId"] == "req_agents1"
     with pytest.raises(TypeError):
         tool_result("boom")  # type: ignore[arg-type]
+
+
+def test_a_body_that_echoes_a_key_reaches_no_part_of_the_result() -> None:
+    import httpx
+    from agents_cases import SECRET_KEY
+
+    body = {"title": "Bad request", "status": 400, "detail": f"key {SECRET_KEY} may not set currency", "param": "currency"}
+    server = MCPServer("payments")
+
+    @server.tool()
+    @wrap
+    def transfer(amount: int, currency: str) -> str:
+        request = httpx.Request("POST", f"https://api.example.com/v1/transfers?key={SECRET_KEY}")
+        httpx.Response(400, json=body, request=request, headers={"Content-Type": "application/problem+json"}).raise_for_status()
+        return "sent"
+
+    async def run() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool("transfer", ARGS)
+
+    result = asyncio.run(run())
+    wire = result.model_dump_json(by_alias=True)
+    leak(wire)
+    assert errconv.decode(wire.encode()).param == "currency"

@@ -27,6 +27,7 @@ from typing import Any
 
 import errconv
 from errconv import Fault, NextStep
+from errconv._agent_text import redact
 from errconv.retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "call_key",
     "guarded",
     "outcome",
+    "problem_json",
     "refusal",
     "require",
     "resolve_guard",
@@ -115,6 +117,37 @@ def safe_code(fault: Fault) -> str | None:
     """
     code = fault.code
     return code if isinstance(code, str) and _CODE.fullmatch(code) else None
+
+
+_MARK = "[redacted]"
+# A structured string longer than this is cut (and redacted) rather than passed on whole:
+# the redaction reads a bounded prefix, and a model's context is no place for a page.
+_STRING_MAX = 2000
+
+
+def _scrubbed(value: Any) -> Any:
+    if isinstance(value, str):
+        if len(value) > _STRING_MAX:
+            return redact(value, _STRING_MAX)
+        cleaned = redact(value)
+        # Only where a credential was found: otherwise the string stays as the service wrote it.
+        return cleaned if cleaned.count(_MARK) > value.count(_MARK) else value
+    if isinstance(value, dict):
+        return {key: _scrubbed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(item) for item in value]
+    return value
+
+
+def problem_json(fault: Fault) -> dict[str, Any]:
+    """The fault as RFC 9457 problem JSON (parsed), for a structured field a model may read.
+
+    Credentials in its strings are redacted as `errconv.agent_message` redacts its text
+    (a body can echo a key, a URL can carry one in its query string).
+    """
+    value = json.loads(errconv.encode(fault, "problem"))
+    scrubbed: dict[str, Any] = _scrubbed(value)
+    return scrubbed
 
 
 # --------------------------------------------------------------------------- the guard

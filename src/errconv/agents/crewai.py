@@ -29,14 +29,12 @@ CrewAI pins `mcp<2` and `pydantic<2.13`, so it cannot share an environment with 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, TypeVar, cast, overload
 
-import errconv
 from errconv import Fault, NextStep
 
-from ._core import Outcome, ToolGuard, guarded, outcome, require, safe_code
+from ._core import Outcome, ToolGuard, guarded, outcome, problem_json, require, safe_code
 
 __all__ = ["tool_failure", "wrap"]
 
@@ -66,7 +64,7 @@ def _failure(result: Outcome) -> Any:
         details["param"] = fault.param
     if result.refused:
         details["refused"] = True
-    details["problem"] = json.loads(errconv.encode(fault, "problem"))
+    details["problem"] = problem_json(fault)
     return cls(
         message=result.text,
         code=safe_code(fault),

@@ -22,14 +22,12 @@ LlamaIndex's agents call a tool and, when it raises, give the model
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import errconv
 from errconv import Fault
 
-from ._core import Outcome, ToolGuard, guarded, outcome, require
+from ._core import Outcome, ToolGuard, guarded, outcome, problem_json, require
 
 __all__ = ["tool_output", "wrap"]
 
@@ -43,7 +41,7 @@ def _output(result: Outcome, tool_name: str, raw_input: Mapping[str, Any] | None
         content=result.text,
         tool_name=tool_name,
         raw_input=dict(raw_input or {}),
-        raw_output=json.loads(errconv.encode(result.fault, "problem")),
+        raw_output=problem_json(result.fault),
         is_error=True,
     )
 

@@ -30,7 +30,6 @@ machine-readable, no next move. Here a failure becomes:
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Callable
@@ -39,7 +38,7 @@ from typing import Any, TypeVar, cast, overload
 import errconv
 from errconv import Fault, NextStep
 
-from ._core import Outcome, ToolGuard, guarded, outcome, require, safe_code
+from ._core import Outcome, ToolGuard, guarded, outcome, problem_json, require, safe_code
 
 __all__ = ["TOOL_FAILURE_META", "tool_failure", "tool_result", "wrap"]
 
@@ -92,7 +91,7 @@ def tool_failure(fault: Fault, *, now: float | None = None, guidance: str | None
 
 def _result(result: Outcome) -> Any:
     types = _mcp()
-    structured = json.loads(errconv.encode(result.fault, "problem"))
+    structured = problem_json(result.fault)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=result.text)],
         structured_content=structured,

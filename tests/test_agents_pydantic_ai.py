@@ -170,3 +170,34 @@ def test_pydantic_ai_control_flow_passes_through() -> None:
     script = Script(times=1)
     _agent(script, transfer).run_sync("send")
     assert script.seen[0][0] == "retried" and "amount must be positive" in script.seen[0][1]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_capability_covers_every_tool_of_an_agent(name: str) -> None:
+    from errconv.agents.pydantic_ai import capability
+
+    calls: list[int] = []
+    clock = VirtualClock()
+    script = Script(times=2)
+    agent: Agent[None, str] = Agent(FunctionModel(script), capabilities=[capability(clock=clock)])
+
+    @agent.tool_plain(retries=3)
+    def transfer(amount: int, currency: str) -> str:
+        """Move money."""
+        calls.append(amount)
+        raise MAKE[name]()
+
+    result = agent.run_sync("send 150 usd")
+    assert result.output == "done"
+    (kind1, first), (kind2, second) = script.seen
+    move = EXPECTED[name][0]
+    check_text(name, first)
+    leak(result.all_messages_json())
+    if move == "fix_request":
+        assert (kind1, kind2) == ("retried", "retried") and calls == [150, 150]
+    elif move == "wait":
+        assert clock.sleeps == [30.0] and calls == [150, 150]
+        check_refusal(name, second)
+    else:
+        assert (kind1, kind2) == ("failed", "failed") and calls == [150]
+        check_refusal(name, second)

@@ -6,8 +6,11 @@
 - `ToolGuard`: the harness guard at the tool boundary (seed 000, "belt and braces"),
   an `errconv.retry.TerminalGuard` that also remembers waits until their delay passes;
 - `call_key(tool, arguments)`: what makes two calls identical to the guard;
-- `guarded(fn, ...)`: the one wrapper every adapter's `wrap` is built from, sync or
-  async as `fn` is, with the framework's own result shape supplied by the adapter;
+- `Boundary`: one tool's guard-call-translate loop, sync and async, with the framework's
+  own result shape supplied by the adapter (`on_failure`); framework hooks that see a
+  call's name and arguments (a PydanticAI capability) run it directly;
+- `guarded(fn, ...)`: a `Boundary` around a tool function, sync or async as `fn` is:
+  every adapter's `wrap`;
 - `require(module, ...)`: the lazy import that names the extra when it fails.
 """
 
@@ -20,7 +23,7 @@ import inspect
 import json
 import math
 import re
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -31,6 +34,7 @@ from errconv._agent_text import redact
 from errconv.retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
+    "Boundary",
     "Outcome",
     "ToolGuard",
     "WaitRefused",
@@ -277,6 +281,94 @@ class _Terminal(ToolGuard):
 # --------------------------------------------------------------------------- the wrapper
 
 
+class Boundary:
+    """One tool's boundary: the guard before the call, the translation and the guard after.
+
+    `call(key, thunk)` / `await acall(key, athunk)` run the tool (`thunk()`), unless the
+    guard refuses `key`; a refusal, and a failure (anything but `passthrough`, which the
+    framework uses for its own control flow), end in `on_failure(outcome)`, whose value
+    (or exception) is the call's. With `retry`, a wait the policy allows is slept (on
+    the policy's clock, without blocking an event loop) and the call made again, as the
+    policy's budget says; what stops it is recorded and handed on. A key of None skips
+    the guard. Framework hooks that see a call's name and arguments (middleware,
+    capabilities) use this directly; `guarded` builds the key from a function's arguments.
+    """
+
+    def __init__(
+        self,
+        tool: str,
+        *,
+        guard: ToolGuard | bool | None,
+        on_failure: Callable[[Outcome], Any],
+        passthrough: tuple[type[BaseException], ...] = (),
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.tool = tool
+        self.guard = resolve_guard(guard)
+        self.on_failure = on_failure
+        self.passthrough = passthrough
+        self.retry = retry
+
+    def refused(self, key: Hashable | None) -> Outcome | None:
+        """The refusal for `key`, or None when the call may go ahead."""
+        if self.guard is None or key is None:
+            return None
+        try:
+            self.guard.check(key)
+        except GuardRefused as refused:
+            return refusal(self.tool, refused)
+        return None
+
+    def failed(self, key: Hashable | None, exc: BaseException, attempt: int) -> tuple[Outcome, float | None]:
+        """The outcome of failed call number `attempt`, and the sleep before repeating it (None: stop)."""
+        result = outcome(exc)
+        if self.retry is not None:
+            decision = self.retry.decide(result.fault, attempt)
+            if decision.retry:
+                return result, decision.sleep
+        if self.guard is not None and key is not None:
+            self.guard.record(key, result.fault)
+        return result, None
+
+    def call(self, key: Hashable | None, thunk: Callable[[], Any]) -> Any:
+        """Run `thunk()` behind the boundary."""
+        refused = self.refused(key)
+        if refused is not None:
+            return self.on_failure(refused)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return thunk()
+            except self.passthrough:
+                raise
+            except Exception as exc:
+                result, sleep = self.failed(key, exc, attempt)
+            if sleep is None:
+                return self.on_failure(result)
+            assert self.retry is not None
+            self.retry.clock.sleep(sleep)
+
+    async def acall(self, key: Hashable | None, athunk: Callable[[], Awaitable[Any]]) -> Any:
+        """Await `athunk()` behind the boundary."""
+        refused = self.refused(key)
+        if refused is not None:
+            return self.on_failure(refused)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await athunk()
+            except self.passthrough:
+                raise
+            except Exception as exc:
+                result, sleep = self.failed(key, exc, attempt)
+            if sleep is None:
+                return self.on_failure(result)
+            assert self.retry is not None
+            await _sleep(self.retry, sleep)
+
+
 def guarded(
     fn: Callable[..., Any],
     *,
@@ -287,25 +379,25 @@ def guarded(
     passthrough: tuple[type[BaseException], ...] = (),
     retry: RetryPolicy | None = None,
 ) -> Callable[..., Any]:
-    """`fn` behind the tool boundary: guard first, then the call, then the translation.
+    """`fn` (sync or async, and the wrapper is the same) behind a `Boundary`.
 
-    A refused call, and a call that raised (anything but `passthrough`, which the
-    framework uses for its own control flow), end in `on_failure(outcome)`, whose
-    return value (or exception) is the wrapper's. With `retry`, a wait the policy
-    allows is slept (on the policy's clock) and the call made again, as the policy's
-    budget says; what stops it is recorded and handed on. Arguments that are instances
-    of `skip_types` (a framework's run context) are left out of the guard's key.
+    The guard's key is the tool's name (`name`, else the function's) and the canonical
+    JSON of the call's arguments as `fn`'s signature binds them (positional, keyword
+    and defaulted spellings of one call are one call); arguments that are instances of
+    `skip_types` (a framework's run context) are left out.
     """
     if not callable(fn):
         raise TypeError(f"wrap expects a tool function, got {type(fn).__name__}")
     tool = name or getattr(fn, "__name__", None) or type(fn).__name__
-    the_guard = resolve_guard(guard)
+    boundary = Boundary(tool, guard=guard, on_failure=on_failure, passthrough=passthrough, retry=retry)
     try:
         signature: inspect.Signature | None = inspect.signature(fn)
     except (TypeError, ValueError):
         signature = None
 
-    def key_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, str]:
+    def key_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, str] | None:
+        if boundary.guard is None:
+            return None
         arguments: dict[str, Any]
         try:
             if signature is None:
@@ -322,66 +414,17 @@ def guarded(
             arguments = {k: v for k, v in arguments.items() if not isinstance(v, skip_types)}
         return call_key(tool, arguments)
 
-    def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Hashable | None, Outcome | None]:
-        if the_guard is None:
-            return None, None
-        key = key_of(args, kwargs)
-        try:
-            the_guard.check(key)
-        except GuardRefused as refused:
-            return key, refusal(tool, refused)
-        return key, None
-
-    def failed(key: Hashable | None, exc: Exception, attempt: int) -> tuple[Outcome, float | None]:
-        result = outcome(exc)
-        if retry is not None:
-            decision = retry.decide(result.fault, attempt)
-            if decision.retry:
-                return result, decision.sleep
-        if the_guard is not None and key is not None:
-            the_guard.record(key, result.fault)
-        return result, None
-
     if inspect.iscoroutinefunction(fn):
 
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            key, refused = before(args, kwargs)
-            if refused is not None:
-                return on_failure(refused)
-            attempt = 0
-            while True:
-                attempt += 1
-                try:
-                    return await fn(*args, **kwargs)
-                except passthrough:
-                    raise
-                except Exception as exc:
-                    result, sleep = failed(key, exc, attempt)
-                if sleep is None:
-                    return on_failure(result)
-                await _sleep(retry, sleep)
+            return await boundary.acall(key_of(args, kwargs), lambda: fn(*args, **kwargs))
 
         return async_wrapper
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        key, refused = before(args, kwargs)
-        if refused is not None:
-            return on_failure(refused)
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return fn(*args, **kwargs)
-            except passthrough:
-                raise
-            except Exception as exc:
-                result, sleep = failed(key, exc, attempt)
-            if sleep is None:
-                return on_failure(result)
-            assert retry is not None
-            retry.clock.sleep(sleep)
+        return boundary.call(key_of(args, kwargs), lambda: fn(*args, **kwargs))
 
     return wrapper
 

@@ -35,9 +35,9 @@ from typing import Any, TypeVar, cast, overload
 from errconv import NextStep
 from errconv.retry import Clock, RetryPolicy
 
-from ._core import Outcome, ToolGuard, guarded, require
+from ._core import Boundary, Outcome, ToolGuard, call_key, guarded, require
 
-__all__ = ["DEFAULT_MAX_WAIT", "raise_for", "wrap"]
+__all__ = ["DEFAULT_MAX_WAIT", "capability", "raise_for", "wrap"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,6 +50,26 @@ than to explain, a daily quota is not (the model is told the wait instead)."""
 
 def _exceptions() -> Any:
     return require("pydantic_ai.exceptions", package="PydanticAI (pydantic-ai-slim)", extra="pydantic-ai")
+
+
+# PydanticAI's own control flow, raised inside a tool or by its execution machinery:
+# never translated (the ones a version lacks are skipped).
+_CONTROL = (
+    "ModelRetry",
+    "ToolFailed",
+    "ToolRetryError",
+    "ToolFailedError",
+    "CallDeferred",
+    "ApprovalRequired",
+    "SkipToolExecution",
+    "SkipToolValidation",
+    "AgentRunError",
+    "UserError",
+)
+
+
+def _passthrough(exceptions: Any) -> tuple[type[BaseException], ...]:
+    return tuple(getattr(exceptions, n) for n in _CONTROL if isinstance(getattr(exceptions, n, None), type))
 
 
 def raise_for(result: Outcome) -> str:
@@ -97,13 +117,8 @@ def wrap(
     """
 
     def decorate(f: F) -> F:
-        exceptions = _exceptions()
+        passthrough = _passthrough(_exceptions())
         tools = require("pydantic_ai.tools", package="PydanticAI (pydantic-ai-slim)", extra="pydantic-ai")
-        passthrough = tuple(
-            getattr(exceptions, n)
-            for n in ("ModelRetry", "ToolFailed", "CallDeferred", "ApprovalRequired", "SkipToolExecution", "AgentRunError")
-            if isinstance(getattr(exceptions, n, None), type)
-        )
         policy = RetryPolicy(budget=2, max_sleep=max_wait, clock=clock)
         wrapped = cast(F, guarded(
             f,
@@ -117,3 +132,44 @@ def wrap(
         return wrapped
 
     return decorate(fn) if fn is not None else decorate
+
+
+def capability(
+    *, guard: ToolGuard | bool | None = True, max_wait: float = DEFAULT_MAX_WAIT, clock: Clock | None = None
+) -> Any:
+    """A PydanticAI capability (`Agent(..., capabilities=[capability()])`) doing `wrap`'s work for every tool.
+
+    Built on PydanticAI's `wrap_tool_execute` hook: the guard's key is the tool's name
+    and the call's arguments as the model sent them; a failure becomes `ModelRetry`,
+    `ToolFailed` or one repeat after a short wait, as with `wrap`. Tools already
+    wrapped are not translated twice (their failures are PydanticAI's own by then).
+    """
+    exceptions = _exceptions()
+    abstract = require("pydantic_ai.capabilities", package="PydanticAI (pydantic-ai-slim)", extra="pydantic-ai")
+    base: Any = abstract.AbstractCapability
+    passthrough = _passthrough(exceptions)
+    shared = ToolGuard(clock=clock) if guard is True else guard
+
+    class ErrconvToolBoundary(base):  # type: ignore[misc]
+        """errconv at every tool call of an agent: the move for the model, and the harness guard."""
+
+        def __init__(self) -> None:
+            self.boundaries: dict[str, Boundary] = {}
+
+        def _boundary(self, tool: str) -> Boundary:
+            if tool not in self.boundaries:
+                self.boundaries[tool] = Boundary(
+                    tool,
+                    guard=shared if shared is not None else False,
+                    on_failure=raise_for,
+                    passthrough=passthrough,
+                    retry=RetryPolicy(budget=2, max_sleep=max_wait, clock=clock),
+                )
+            return self.boundaries[tool]
+
+        async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
+            boundary = self._boundary(call.tool_name)
+            key = call_key(call.tool_name, call.args_as_dict()) if boundary.guard is not None else None
+            return await boundary.acall(key, lambda: handler(args))
+
+    return ErrconvToolBoundary()

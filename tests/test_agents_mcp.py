@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from agents_cases import EXPECTED, MAKE, NAMES, TERMINAL, check_refusal, check_text, leak
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 import errconv
 from errconv.agents import ToolGuard
@@ -181,3 +181,21 @@ def test_a_body_that_echoes_a_key_reaches_no_part_of_the_result() -> None:
     wire = result.model_dump_json(by_alias=True)
     leak(wire)
     assert errconv.decode(wire.encode()).param == "currency"
+
+
+def test_the_request_context_is_not_part_of_the_key() -> None:
+    calls: list[int] = []
+    server = MCPServer("payments")
+
+    @server.tool()
+    @wrap
+    async def transfer(amount: int, currency: str, ctx: Context) -> str:
+        """Move money."""
+        assert ctx is not None  # the SDK still injects it through the wrapper
+        calls.append(amount)
+        raise MAKE["card_declined"]()
+
+    first, second = asyncio.run(_twice(server))
+    assert calls == [150]
+    check_text("card_declined", _text(first))
+    check_refusal("card_declined", _text(second))

@@ -96,3 +96,25 @@ def test_the_run_context_is_not_part_of_the_key() -> None:
     first, second = _outputs(_run(transfer))
     assert calls == [150]
     check_refusal("card_declined", second)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hooks_guard_tools_that_are_not_wrapped(name: str) -> None:
+    from errconv.agents.openai_agents import hooks
+
+    calls: list[int] = []
+
+    def transfer(amount: int, currency: str) -> str:
+        """Move money."""
+        calls.append(amount)
+        raise MAKE[name]()
+
+    h = hooks()
+    first, second = _outputs(_run(h.tool(transfer)))
+    check_text(name, first)
+    if name in TERMINAL or EXPECTED[name][0] == "wait":
+        assert calls == [150]
+        check_refusal(name, second)
+    else:
+        assert calls == [150, 150]
+        check_text(name, second)

@@ -10,7 +10,7 @@ number of seconds, or stop), and the framework gets the result shape it knows.
 | module | framework | hook | a failure becomes |
 |---|---|---|---|
 | `errconv.agents.mcp` | the MCP Python SDK | `tool_result(exc_or_fault)` | `CallToolResult(isError=True)`, problem JSON in `structuredContent`, the draft `toolFailure` in `_meta` |
-| `errconv.agents.openai_agents` | OpenAI Agents SDK | `failure_error_function` | the text, as the tool's output |
+| `errconv.agents.openai_agents` | OpenAI Agents SDK | `failure_error_function`, `hooks()` | the text, as the tool's output |
 | `errconv.agents.langchain` | LangChain / LangGraph | `handle_tool_error`, `on_error`, `middleware()` | a `ToolMessage(status="error")` |
 | `errconv.agents.pydantic_ai` | PydanticAI | `capability()` (every tool of an agent) | fix_request: `ModelRetry`; give_up: `ToolFailed`; wait: one retry after a short sleep, else `ToolFailed` stating the wait |
 | `errconv.agents.llama_index` | LlamaIndex | `tool_output(exc_or_fault, tool_name)` | `ToolOutput(is_error=True)` |

@@ -26,6 +26,10 @@ seams `from_http` and `from_grpc`, so everything those know applies:
 No reader ever raises: an attribute that is missing, raises, or holds something
 unreadable (a huge or non-UTF-8 body) makes that reader step down to what it can
 still read (status and headers, then the status alone), then to the next reader.
+
+The exception's own message and the request's URL are never read. A fault read from a
+response has credentials redacted from its text (a server that echoes a key or a
+password), since it is on its way to a model; a FaultError's fault is returned as built.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import Any
 
 import msgspec
 
+from ._agent_text import scrub_fault
 from ._errors import DecodeError, FaultError
 from ._fault import Fault, Origin
 from ._grpc import from_grpc
@@ -114,7 +119,9 @@ def from_exception(exc: BaseException | Fault, *, limits: Limits = DEFAULT_LIMIT
     connection failures are waits with no stated delay; any other exception (and a
     wrapper whose `__cause__` is none of these) is an internal give_up whose text is
     only the exception's class name, never its message, which may hold secrets.
-    Never raises for an exception, however it is built.
+    Credentials in the text a response carried (URL query strings, `password=...`,
+    bearer tokens, API keys) are redacted from the fault. Never raises for an
+    exception, however it is built.
 
     >>> import errconv
     >>> errconv.from_exception(TimeoutError("read timed out")).next_step
@@ -153,7 +160,9 @@ def _read(exc: BaseException, limits: Limits) -> Fault | None:
         except Exception:  # a hostile attribute got past the guards: the next reader may do better
             fault = None
         if fault is not None:
-            return _noted(fault, exc)
+            # A fault read from an exception is on its way to a model (a tool result):
+            # a server's echo of a key or a password in its body goes no further.
+            return _noted(fault if reader is _fault_error else scrub_fault(fault), exc)
     return None
 
 

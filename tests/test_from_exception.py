@@ -534,6 +534,10 @@ def test_a_wrapper_is_read_through_its_cause() -> None:
         fault = errconv.from_exception(outer)
     assert (fault.next_step, fault.detail) == (NextStep.GIVE_UP, "ToolError")
 
+    # An exception group (a task group around one failing tool): its first exception.
+    group = ExceptionGroup("unhandled errors in a TaskGroup", [wrapper, RuntimeError("password=hunter2")])
+    assert_facts(errconv.from_exception(group), capture.facts)
+
     # A cycle of causes ends.
     a, b = ToolError("a"), ToolError("b")
     a.__cause__, b.__cause__ = b, a

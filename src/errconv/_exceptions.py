@@ -20,7 +20,8 @@ seams `from_http` and `from_grpc`, so everything those know applies:
   client's `ApiException`, PyGithub's `GithubException`, `urllib.error.HTTPError`);
 - timeouts and connection failures, built-in or a client's (by class name): a wait
   with no stated delay;
-- a wrapper none of the above reads: its `__cause__`, read the same way;
+- a wrapper none of the above reads: its `__cause__` (or an exception group's first
+  exception), read the same way;
 - anything else: an internal give_up whose text names only the exception's class.
 
 No reader ever raises: an attribute that is missing, raises, or holds something
@@ -167,7 +168,14 @@ def _read(exc: BaseException, limits: Limits) -> Fault | None:
 
 
 def _inner(exc: BaseException) -> BaseException | None:
-    """The exception a wrapper wraps: its `__cause__`, or urllib's `URLError.reason`."""
+    """The exception a wrapper wraps: its `__cause__`, urllib's `URLError.reason`, or
+    the first exception of an exception group (anyio and asyncio task groups, which the
+    MCP SDK runs tools in, raise one around a single failure)."""
+    if issubclass(type(exc), BaseExceptionGroup):
+        group = _attr(exc, "exceptions")
+        if isinstance(group, tuple) and group and issubclass(type(group[0]), BaseException):
+            first: BaseException = group[0]
+            return first
     try:
         cause = exc.__cause__
     except Exception:

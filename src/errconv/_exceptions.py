@@ -35,6 +35,7 @@ password), since it is on its way to a model; a FaultError's fault is returned a
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import Mapping
@@ -342,10 +343,17 @@ def _response_body(resp: Any, limits: Limits) -> bytes:
             continue
         except Exception:  # a streamed response nobody read (httpx.ResponseNotRead)
             continue
-        if callable(value):  # azure-core's body() and text()
+        if callable(value):
+            if name != "body":
+                continue  # aiohttp's text() is a coroutine: nothing here awaits
             try:
-                value = value()
+                value = value()  # azure-core's body(): the bytes, read already
             except Exception:
+                continue
+            if inspect.isawaitable(value):
+                close = getattr(value, "close", None)
+                if callable(close):
+                    close()  # never awaited: closed, so that it does not warn
                 continue
         body = _body_bytes(value, limits)
         if body:

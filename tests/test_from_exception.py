@@ -534,7 +534,50 @@ def test_a_wrapper_is_read_through_its_cause() -> None:
         fault = errconv.from_exception(outer)
     assert (fault.next_step, fault.detail) == (NextStep.GIVE_UP, "ToolError")
 
+    # An exception group (a task group around one failing tool): its first exception.
+    group = ExceptionGroup("unhandled errors in a TaskGroup", [wrapper, RuntimeError("password=hunter2")])
+    assert_facts(errconv.from_exception(group), capture.facts)
+
     # A cycle of causes ends.
     a, b = ToolError("a"), ToolError("b")
     a.__cause__, b.__cause__ = b, a
     assert errconv.from_exception(a).next_step == NextStep.GIVE_UP
+
+
+# --------------------------------------------------------------------------- the whole corpus
+
+
+def _corpus() -> list[tuple[str, str]]:
+    out = []
+    for facts_path in sorted(REALWORLD.glob("*/facts.json")):
+        for name, entry in json.loads(facts_path.read_text()).items():
+            if name.endswith(".http") or (name.endswith(".json") and entry["facts"]["status"] is not None):
+                out.append((facts_path.parent.name, name))
+    return out
+
+
+CORPUS = _corpus()
+
+
+def test_the_corpus_is_wide() -> None:
+    assert len(CORPUS) >= 150 and len({service for service, _ in CORPUS}) >= 20
+
+
+@pytest.mark.parametrize("service, name", CORPUS, ids=[f"{s}/{n}" for s, n in CORPUS])
+def test_every_real_world_response_reads_through_an_exception_as_through_the_seam(service: str, name: str) -> None:
+    # requests' HTTPError around a requests.Response built offline from the capture:
+    # the decision fields are the seam's, and the text differs at most by redaction.
+    requests = pytest.importorskip("requests")
+    capture = Capture(service, name)
+    try:
+        seam = capture.seam()
+    except errconv.DecodeError:
+        pytest.skip("the seam itself does not read this capture (tests/test_realworld.py says why)")
+    response = requests.Response()
+    response.status_code, response._content = capture.status, capture.body
+    response.headers.update(capture.served)
+    fault = errconv.from_exception(requests.HTTPError(f"{capture.status} Error", response=response))
+    for field in ("status", "grpc_code", "code", "domain", "next_step", "retry_after_seconds", "param", "unblock_with"):
+        assert getattr(fault, field) == getattr(seam, field), field
+    if fault != seam:
+        assert "[redacted]" in repr(fault), (repr(fault), repr(seam))

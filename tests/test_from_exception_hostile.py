@@ -160,6 +160,36 @@ def test_secrets_in_message_url_headers_and_body_never_reach_the_model() -> None
     text = errconv.agent_message(fault)
     assert not leaks(text), text
     assert "invalid_api_key" in text and "Do not repeat" in text
+    # The fault itself goes to the model too (an MCP tool result's structuredContent):
+    # the server's echo of the credentials is redacted in it as well.
+    assert not leaks(repr(fault)) and not leaks(errconv.encode(fault, "problem").decode()), repr(fault)
+    assert "Incorrect API key provided: [redacted]" in (fault.detail or "")
+
+
+def test_secrets_in_extensions_violations_and_metadata_of_a_body_are_redacted() -> None:
+    requests = pytest.importorskip("requests")
+    body = (
+        b'{"type": "https://errors.example.com/bad?sig=s3cr3t", "title": "Bad request", "status": 400,'
+        b' "detail": "login with password=hunter2 refused", "instance": "/v1/login?token=s3cr3t",'
+        b' "invalid-params": [{"name": "pwd", "reason": "was sk-proj-abcdefghijkl1234"}],'
+        b' "debug": {"headers": {"Authorization": "Bearer xoxb-1234567890-abcdefghij"}, "key": "AKIAIOSFODNN7EXAMPLE",'
+        b' "db_password": "hunter2", "items": [{"client_secret": "s3cr3t"}]}}'
+    )
+    response = requests.Response()
+    response.status_code, response._content = 400, body
+    response.headers["Content-Type"] = "application/problem+json"
+    exc = requests.HTTPError("400 Client Error for url https://x/v1/login?password=hunter2", response=response)
+    fault = errconv.from_exception(exc)
+    assert (fault.status, fault.next_step, fault.param) == (400, NextStep.FIX_REQUEST, "pwd")
+    assert not leaks(repr(fault)) and not leaks(errconv.encode(fault, "problem").decode()), repr(fault)
+    assert (fault.detail, fault.instance) == ("login with password=[redacted] refused", "/v1/login?token=[redacted]")
+    assert fault.extensions["debug"]["db_password"] == "[redacted]"
+    # Nothing to redact: the fault is the seam's, unchanged.
+    clean = requests.Response()
+    clean.status_code, clean._content = 404, b'{"title": "Not found", "status": 404, "detail": "no book 7f3a"}'
+    clean.headers["Content-Type"] = "application/problem+json"
+    plain = errconv.from_exception(requests.HTTPError("404", response=clean))
+    assert plain == errconv.from_http(404, clean.headers, clean.content)
 
 
 def test_kubernetes_api_exception_str_leaks_but_the_fault_does_not() -> None:

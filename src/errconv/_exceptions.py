@@ -20,16 +20,22 @@ seams `from_http` and `from_grpc`, so everything those know applies:
   client's `ApiException`, PyGithub's `GithubException`, `urllib.error.HTTPError`);
 - timeouts and connection failures, built-in or a client's (by class name): a wait
   with no stated delay;
-- a wrapper none of the above reads: its `__cause__`, read the same way;
+- a wrapper none of the above reads: its `__cause__` (or an exception group's first
+  exception), read the same way;
 - anything else: an internal give_up whose text names only the exception's class.
 
 No reader ever raises: an attribute that is missing, raises, or holds something
 unreadable (a huge or non-UTF-8 body) makes that reader step down to what it can
 still read (status and headers, then the status alone), then to the next reader.
+
+The exception's own message and the request's URL are never read. A fault read from a
+response has credentials redacted from its text (a server that echoes a key or a
+password), since it is on its way to a model; a FaultError's fault is returned as built.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import Mapping
@@ -37,6 +43,7 @@ from typing import Any
 
 import msgspec
 
+from ._agent_text import scrub_fault
 from ._errors import DecodeError, FaultError
 from ._fault import Fault, Origin
 from ._grpc import from_grpc
@@ -114,7 +121,9 @@ def from_exception(exc: BaseException | Fault, *, limits: Limits = DEFAULT_LIMIT
     connection failures are waits with no stated delay; any other exception (and a
     wrapper whose `__cause__` is none of these) is an internal give_up whose text is
     only the exception's class name, never its message, which may hold secrets.
-    Never raises for an exception, however it is built.
+    Credentials in the text a response carried (URL query strings, `password=...`,
+    bearer tokens, API keys) are redacted from the fault. Never raises for an
+    exception, however it is built.
 
     >>> import errconv
     >>> errconv.from_exception(TimeoutError("read timed out")).next_step
@@ -153,12 +162,21 @@ def _read(exc: BaseException, limits: Limits) -> Fault | None:
         except Exception:  # a hostile attribute got past the guards: the next reader may do better
             fault = None
         if fault is not None:
-            return _noted(fault, exc)
+            # A fault read from an exception is on its way to a model (a tool result):
+            # a server's echo of a key or a password in its body goes no further.
+            return _noted(fault if reader is _fault_error else scrub_fault(fault), exc)
     return None
 
 
 def _inner(exc: BaseException) -> BaseException | None:
-    """The exception a wrapper wraps: its `__cause__`, or urllib's `URLError.reason`."""
+    """The exception a wrapper wraps: its `__cause__`, urllib's `URLError.reason`, or
+    the first exception of an exception group (anyio and asyncio task groups, which the
+    MCP SDK runs tools in, raise one around a single failure)."""
+    if issubclass(type(exc), BaseExceptionGroup):
+        group = _attr(exc, "exceptions")
+        if isinstance(group, tuple) and group and issubclass(type(group[0]), BaseException):
+            first: BaseException = group[0]
+            return first
     try:
         cause = exc.__cause__
     except Exception:
@@ -325,10 +343,17 @@ def _response_body(resp: Any, limits: Limits) -> bytes:
             continue
         except Exception:  # a streamed response nobody read (httpx.ResponseNotRead)
             continue
-        if callable(value):  # azure-core's body() and text()
+        if callable(value):
+            if name != "body":
+                continue  # aiohttp's text() is a coroutine: nothing here awaits
             try:
-                value = value()
+                value = value()  # azure-core's body(): the bytes, read already
             except Exception:
+                continue
+            if inspect.isawaitable(value):
+                close = getattr(value, "close", None)
+                if callable(close):
+                    close()  # never awaited: closed, so that it does not warn
                 continue
         body = _body_bytes(value, limits)
         if body:

@@ -99,3 +99,18 @@ def test_tool_failure_of_a_fault() -> None:
     failure = tool_failure(errconv.Fault.build(status=429, code="rate_limited", next_step="wait", retry_after_seconds=30))
     assert failure.retryable is True and failure.code == "rate_limited"
     assert failure.details["retry_after_seconds"] == 30
+
+
+@needs_crewai
+def test_the_readme_crewai_example_runs_as_pasted() -> None:
+    import pathlib
+    import re
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    section = (root / "README.md").read_text().split("## For agent builders", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```py\n(.*?)```", section, re.DOTALL)
+    result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "give_up" in result.stdout

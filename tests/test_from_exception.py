@@ -140,6 +140,14 @@ def test_requests_http_error_timeout_and_connection_error() -> None:
     assert_facts(fault, capture.facts)  # Stripe-Should-Retry: false makes the 500 a give_up
     assert fault == capture.seam()
 
+    # stream=True, the body never read: the status and headers speak, and the body is
+    # left for the caller (reading it would download all of it).
+    with serve_http({"/v1/charges": capture.route()}) as base:
+        streamed = requests.post(f"{base}/v1/charges", timeout=10, stream=True)
+        exc = raised(streamed.raise_for_status)
+        fault = errconv.from_exception(exc)
+        assert (fault.status, fault.next_step) == (500, NextStep.GIVE_UP)  # Stripe-Should-Retry: false, a header
+        assert streamed.content == capture.body
     with silent_server() as base:
         timeout = raised(requests.get, base, timeout=0.3)
     assert isinstance(timeout, requests.Timeout)

@@ -336,6 +336,11 @@ def _response(resp: Any, limits: Limits) -> Fault | None:
 
 
 def _response_body(resp: Any, limits: Limits) -> bytes:
+    if _attr(resp, "_content") is False and _attr(resp, "raw") is not None:
+        # requests with stream=True, the body not read: `.content` would download all
+        # of it, however large; the status and headers are read without it, as for
+        # httpx's ResponseNotRead.
+        return b""
     for name in ("content", "data", "body", "text", "_body"):
         try:
             value = getattr(resp, name)

@@ -48,6 +48,7 @@ __all__ = [
     "safe_code",
 ]
 
+
 def require(module: str, *, package: str, extra: str) -> ModuleType:
     """Import `module` now, or raise ImportError saying which extra installs it."""
     try:

@@ -151,6 +151,13 @@ def test_text_stays_short_however_long_the_fault() -> None:
     )  # fmt: skip
     text = errconv.agent_message(fault)
     assert len(text) <= 600 and "and 197 more" in text
+    assert text.startswith(f"The tool call failed: {'c' * 47}… (HTTP 400).") and text.endswith("then call again with the corrected arguments.")
+    terminal = Fault.build(
+        status=409, code="z" * 63, next_step="give_up", detail="word " * 1000, blocked_by="b" * 500, unblock_with="u" * 500,
+        alternatives=[{"slot": "s" * 500}] * 3, alternatives_truncated=True,
+    )  # fmt: skip
+    text = errconv.agent_message(terminal)
+    assert len(text) <= 600 and "(HTTP 409)" in text and text.endswith("Otherwise report the failure to the user."), text
     assert "\n" not in errconv.agent_message(Fault.build(status=500, next_step="give_up", detail="a\nb\r\n\x00c"))
 
 

@@ -290,6 +290,10 @@ def test_google_api_call_error_from_http_grpc_and_by_hand() -> None:
     assert (fault.code, fault.next_step) == ("API_KEY_INVALID", NextStep.GIVE_UP)
     fault = errconv.from_exception(gexc.ServiceUnavailable("backend down"))
     assert (fault.status, fault.next_step, fault.retry_after_seconds) == (503, NextStep.WAIT, None)
+    # api-core's Retry gave up on its deadline: the last exception it saw says what it was.
+    retry = gexc.RetryError("Timeout of 120.0s exceeded", wrapped)
+    fault = errconv.from_exception(retry)
+    assert (fault.code, fault.next_step, fault.retry_after_seconds) == ("RATE_LIMIT_EXCEEDED", NextStep.WAIT, 30)
 
 
 # --------------------------------------------------------------------------- stripe
@@ -398,6 +402,10 @@ def test_botocore_client_error_throttling_and_x_amz_retry_after() -> None:
     fault = errconv.from_exception(delayed)
     assert (fault.code, fault.next_step, fault.retry_after_seconds) == ("ThrottlingException", NextStep.WAIT, 5)
 
+    refused = raised(_dynamodb(closed_port()).list_clusters)
+    assert type(refused).__name__ == "EndpointConnectionError"
+    assert (errconv.from_exception(refused).next_step, errconv.from_exception(refused).grpc_code) == (NextStep.WAIT, errconv.Code.UNAVAILABLE)
+
     # Made by hand (a stub, botocore's Stubber): no response metadata, the code alone.
     stub = ClientError({"Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"}}, "ListClusters")
     assert errconv.from_exception(stub).next_step == NextStep.WAIT
@@ -421,6 +429,13 @@ def test_azure_http_response_error() -> None:
     fault = errconv.from_exception(exc)
     assert_facts(fault, capture.facts)
     assert fault == capture.seam()
+
+    from azure.core.exceptions import ServiceRequestError
+
+    with PipelineClient(base_url=closed_port()) as client:
+        refused = raised(client.send_request, HttpRequest("GET", f"{closed_port()}/x"))
+    assert isinstance(refused, ServiceRequestError)
+    assert errconv.from_exception(refused).next_step == NextStep.WAIT
 
 
 # --------------------------------------------------------------------------- kubernetes

@@ -33,10 +33,11 @@ TOOL_CONTRACT = (
     "repeat it, use the alternatives or the unblock_with tool it names, or report to the user."
 )
 
-# How much of each piece of fault text the message carries: the whole message stays at
-# a few hundred characters, so that a failure does not crowd out the task.
-# The move is written first and never cut; the head (code, status, the detail) gets
-# what is left. Each piece is capped so the move itself stays under ~480 characters.
+# The whole message stays at a few hundred characters, so that a failure does not crowd
+# out the task. The move is written first and never cut; the head (code, status, the
+# detail) gets what is left. Each piece is capped so that the longest move (a give_up
+# with three alternatives and an unblocking tool, a fix_request with three violations)
+# stays near 500 characters and the code and status always fit before it.
 _MESSAGE_MAX = 600
 _DETAIL_MAX = 200
 _NAME_MAX = 48  # a code, a parameter, a field, a tool name

@@ -169,8 +169,8 @@ def _read(exc: BaseException, limits: Limits) -> Fault | None:
 
 
 def _inner(exc: BaseException) -> BaseException | None:
-    """The exception a wrapper wraps: its `__cause__`, urllib's `URLError.reason`, or
-    the first exception of an exception group (anyio and asyncio task groups, which the
+    """The exception a wrapper wraps: its `__cause__`, urllib's `URLError.reason`,
+    google-api-core's `RetryError.cause`, or the first exception of an exception group (anyio and asyncio task groups, which the
     MCP SDK runs tools in, raise one around a single failure)."""
     if issubclass(type(exc), BaseExceptionGroup):
         group = _attr(exc, "exceptions")
@@ -183,8 +183,12 @@ def _inner(exc: BaseException) -> BaseException | None:
         cause = None
     if issubclass(type(cause), BaseException):
         return cause
-    reason = _attr(exc, "reason")
-    return reason if issubclass(type(reason), BaseException) else None
+    for name in ("reason", "cause"):  # urllib's URLError; google-api-core's RetryError
+        inner = _attr(exc, name)
+        if issubclass(type(inner), BaseException):
+            found: BaseException = inner
+            return found
+    return None
 
 
 # --------------------------------------------------------------------------- safe access

@@ -27,8 +27,10 @@ import importlib.machinery as _machinery
 import typing as _typing
 
 from ._pipeline import api as _api
+from ._agent_text import TOOL_CONTRACT, agent_message, with_contract
 from ._pipeline.api import convert, decode, detect, encode, losses
 from ._catalog import Catalog
+from ._exceptions import from_exception
 from ._model.errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
 from ._model.fault import Fault, Origin, Violation
 from .dialects._trailers import GrpcStatus, from_grpc, to_grpc
@@ -60,14 +62,17 @@ __all__ = [
     "NextStep",
     "Origin",
     "RetryPolicy",
+    "TOOL_CONTRACT",
     "TerminalGuard",
     "UnknownDialectError",
     "Violation",
+    "agent_message",
     "convert",
     "decode",
     "detect",
     "dialect_names",
     "encode",
+    "from_exception",
     "from_grpc",
     "from_http",
     "lint_body",
@@ -76,6 +81,7 @@ __all__ = [
     "register_dialect",
     "to_grpc",
     "to_http",
+    "with_contract",
 ]
 
 # The public names defined in private modules say they are errconv's (`errconv.Fault`

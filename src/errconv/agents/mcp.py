@@ -1,0 +1,144 @@
+"""errconv at an MCP tool boundary (the official Python SDK, `mcp`; the `mcp` extra).
+
+The SDK turns a raising tool into `CallToolResult(isError=True)` whose only content is
+`str(exc)` (or, for an unexpected exception, `Error executing tool <name>`): nothing
+machine-readable, no next move. Here a failure becomes:
+
+- `content`: one text block, `errconv.agent_message` (the move, credentials redacted);
+- `structuredContent`: the fault as RFC 9457 problem JSON (`errconv.encode(fault,
+  "problem")`), so errconv's `mcp` dialect, and any client that reads problem JSON,
+  reads it back: `errconv.decode(result_json)` gives the same next step, delay and
+  parameter;
+- `_meta["io.modelcontextprotocol/toolFailure"]`: the move in the shape of the draft
+  SEP-3313 (modelcontextprotocol PRs #3312/#3313, open): `class` (`reliability` for a
+  wait, `capability` for fix_request and give_up, `governance` for 401/403), `code`
+  (the fault's own, else the SEP's baseline vocabulary), `retryable` (true only for a
+  wait), `retryNotBefore` (Unix epoch milliseconds, for a wait with a delay),
+  `correlationId` (the response's request id when the fault has one, else a fresh
+  UUID) and `agentGuidance` (the move in one sentence).
+
+    from mcp.server.mcpserver import MCPServer
+    from errconv.agents.mcp import wrap
+
+    server = MCPServer("payments")
+
+    @server.tool()
+    @wrap
+    def charge(amount: int, currency: str) -> str:
+        ...  # whatever the client library raises becomes the result above
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar, cast, overload
+
+import errconv
+from errconv import Fault, NextStep
+
+from ._core import Outcome, ToolGuard, guarded, outcome, problem_json, require, safe_code
+
+__all__ = ["TOOL_FAILURE_META", "tool_failure", "tool_result", "wrap"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+TOOL_FAILURE_META = "io.modelcontextprotocol/toolFailure"
+"""The `_meta` key of the draft SEP-3313 tool-failure classification."""
+
+# The SEP's baseline codes, for a fault that carries no code of its own.
+_BASELINE = {401: "auth_required", 403: "permission_denied", 404: "resource_not_found"}
+
+
+def _mcp() -> Any:
+    return require("mcp.types", package="the MCP Python SDK (mcp)", extra="mcp")
+
+
+def _request_id(fault: Fault) -> str | None:
+    for detail in fault.details:
+        request_id = getattr(detail, "request_id", None)
+        if isinstance(request_id, str) and request_id:
+            return request_id
+    return None
+
+
+def tool_failure(fault: Fault, *, now: float | None = None, guidance: str | None = None) -> dict[str, Any]:
+    """The draft `toolFailure` object (SEP-3313) for `fault`; `now` is Unix time in seconds."""
+    step = fault.next_step
+    if step == NextStep.WAIT:
+        cls = "reliability"
+    elif fault.status in (401, 403) and step != NextStep.FIX_REQUEST:
+        cls = "governance"  # a credential or a permission: out-of-band action, not a retry
+    else:
+        cls = "capability"
+    code = safe_code(fault)
+    if code is None:
+        if step == NextStep.WAIT:
+            code = "retryable_transient_error"
+        elif step == NextStep.FIX_REQUEST:
+            code = "invalid_input"
+        else:
+            code = _BASELINE.get(fault.status, "tool_failed")
+    failure: dict[str, Any] = {"class": cls, "code": code, "retryable": step == NextStep.WAIT}
+    if step == NextStep.WAIT and fault.retry_after_seconds is not None:
+        at = time.time() if now is None else now
+        failure["retryNotBefore"] = int((at + fault.retry_after_seconds) * 1000)
+    failure["correlationId"] = _request_id(fault) or uuid.uuid4().hex
+    failure["agentGuidance"] = guidance if guidance is not None else errconv.agent_message(fault)
+    return failure
+
+
+def _result(result: Outcome) -> Any:
+    types = _mcp()
+    structured = problem_json(result.fault)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=result.text)],
+        structured_content=structured,
+        is_error=True,
+        _meta={TOOL_FAILURE_META: tool_failure(result.fault, guidance=result.text)},
+    )
+
+
+def tool_result(exc_or_fault: BaseException | Fault) -> Any:
+    """The `mcp.types.CallToolResult(isError=True)` for an exception a tool raised, or a Fault.
+
+    Returns it rather than raising, as MCP asks of tool errors: the model sees it.
+    """
+    return _result(outcome(exc_or_fault))
+
+
+@overload
+def wrap(fn: F, /) -> F: ...
+@overload
+def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None) -> Callable[[F], F]: ...
+def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None) -> Any:
+    """Decorate a tool function (sync or async) so a failure returns `tool_result(...)`.
+
+    Put it under the server's `@server.tool()`: the SDK reads the function's signature
+    and docstring through it, and passes a returned `CallToolResult` on as it is. The
+    harness guard is on by default (`guard=False` turns it off; a shared `ToolGuard`
+    spans tools); `name` is the tool's name in the guard's key and in refusals
+    (the function's name by default). The SDK's own protocol errors (`MCPError`)
+    propagate unchanged.
+    """
+
+    def decorate(f: F) -> F:
+        passthrough: tuple[type[BaseException], ...] = ()
+        skip: tuple[type, ...] = ()
+        try:
+            from mcp.shared.exceptions import MCPError
+
+            passthrough = (MCPError,)
+        except ImportError:  # the SDK is needed when a failure is translated, not to decorate
+            pass
+        try:
+            from mcp.server.mcpserver import Context
+
+            skip = (Context,)
+        except ImportError:
+            pass
+        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_result, skip_types=skip, passthrough=passthrough))
+        return wrapped
+
+    return decorate(fn) if fn is not None else decorate

@@ -247,3 +247,28 @@ async def sleep_async(clock: Clock, seconds: float) -> None:
     result = sleep(seconds)
     if inspect.isawaitable(result):
         await result
+
+
+def key_of_error(error: BaseException) -> Hashable | None:
+    """The guard's key for the request behind an HTTP client's status error (its
+    response's request: httpx's `Request`, requests' `PreparedRequest`), else None."""
+    response = getattr(error, "response", None)
+    request = getattr(error, "request", None)
+    try:
+        request = getattr(response, "request", None) or request
+    except Exception:  # httpx raises RuntimeError for a response built without one
+        pass
+    method, url = getattr(request, "method", None), getattr(request, "url", None)
+    if not isinstance(method, str) or url is None:
+        return None
+    try:
+        body = getattr(request, "content", None)
+    except Exception:  # a streamed upload that was never read
+        return None
+    if body is None:
+        body = getattr(request, "body", None)
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    if body is None:
+        body = b""
+    return guard_key(method, str(url), body) if isinstance(body, bytes) else None

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import http.server
-import json
 import threading
 import time
-import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -58,7 +56,8 @@ class Api:
     def __init__(self, clock: VirtualClock, clears_after: float = CLEARS_AFTER) -> None:
         self.clock = clock
         self.clears_after = clears_after
-        self.raw: dict[str, Canned] = {}
+        self.raw: dict[str, tuple[Canned, float]] = {}
+        self.slow = 0.5
         self.first: dict[str, float] = {}
         self.counts: dict[str, int] = {}
         self.bodies: dict[str, list[bytes]] = {}
@@ -69,7 +68,7 @@ class Api:
         return self.counts.get(_key(path), 0)
 
     def answer(self, path: str, body: bytes) -> Canned:
-        parts = path.strip("/").split("/")
+        parts = path.split("?")[0].strip("/").split("/")
         key = _key(path)
         with self.lock:
             self.counts[key] = self.counts.get(key, 0) + 1
@@ -80,17 +79,21 @@ class Api:
         kind, name = parts[0], parts[1]
         if kind == "ok":
             return 200, [("Content-Type", "application/json")], OK_BODY
+        if kind == "slow":  # answers later than the client waits: a timeout
+            time.sleep(self.slow)
+            return 200, [("Content-Type", "application/json")], OK_BODY
         if kind == "raw":
-            canned = self.raw[name]
-            waits = errconv.from_http(*canned).next_step == "wait"
-            if waits and self.clock.now() - first >= self.clears_after:
+            canned, clears_after = self.raw[name]
+            if self.clock.now() - first >= clears_after:
                 return 200, [("Content-Type", "application/json")], OK_BODY
             return canned
+        bare = kind.endswith("~bare")  # errconv's rendering without x-should-retry, as before issue 21
         fault = FAULTS[name]
         if fault.next_step == "wait" and self.clock.now() - first >= self.clears_after:
             return 200, [("Content-Type", "application/json")], OK_BODY
-        response = errconv.to_http(fault, kind)
-        return response.status, list(response.headers), response.body
+        response = errconv.to_http(fault, kind.removesuffix("~bare"))
+        headers = [(k, v) for k, v in response.headers if not (bare and k.lower() == "x-should-retry")]
+        return response.status, headers, response.body
 
 
 def _key(path: str) -> str:
@@ -109,7 +112,8 @@ def serve(clock: VirtualClock, clears_after: float = CLEARS_AFTER) -> Iterator[A
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             status, headers, payload = api.answer(self.path, body)
-            self.send_response(status)
+            # Only the canned headers: http.server's own Date would sit beside a capture's.
+            self.send_response_only(status)
             for name, value in headers:
                 if name.lower() != "content-length":
                     self.send_header(name, value)
@@ -124,6 +128,7 @@ def serve(clock: VirtualClock, clears_after: float = CLEARS_AFTER) -> Iterator[A
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    server.handle_error = lambda request, address: None  # a client that timed out closed its end
     thread = threading.Thread(target=server.serve_forever, name="clients-api", daemon=True)
     thread.start()
     api.base = f"http://127.0.0.1:{server.server_address[1]}"
@@ -135,8 +140,19 @@ def serve(clock: VirtualClock, clears_after: float = CLEARS_AFTER) -> Iterator[A
         thread.join(10)
 
 
-def jsonable(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
+def canned(response: Any) -> Canned:
+    """(status, headers, body) of an `errconv.to_http` answer."""
+    return response.status, list(response.headers), response.body
 
 
-__all__ = ["Api", "CASES", "FAULTS", "FIX", "GIVE_UP", "VirtualTime", "WAITS", "serve", "types"]
+def parse_capture(data: bytes) -> Canned:
+    """(status, headers, body) of a whole-response capture in tests/realworld (CRLF or LF)."""
+    text = data.replace(b"\r\n", b"\n")
+    head, _, body = text.partition(b"\n\n")
+    lines = head.decode("latin-1").split("\n")
+    status = int(lines[0].split()[1])
+    headers = [(k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in lines[1:] if ":" in line)]
+    return status, headers, body
+
+
+__all__ = ["Api", "CASES", "FAULTS", "FIX", "GIVE_UP", "VirtualTime", "WAITS", "canned", "parse_capture", "serve"]

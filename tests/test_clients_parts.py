@@ -197,3 +197,26 @@ def test_the_gateway_answers_with_x_should_retry() -> None:
     busy, no = asyncio.run(call(app)), asyncio.run(call(denied))
     assert (busy.headers["retry-after"], busy.headers["x-should-retry"]) == ("7", "true")
     assert no.headers["x-should-retry"] == "false" and "retry-after" not in no.headers
+
+
+def test_an_http_exceptions_own_x_should_retry_is_read_not_doubled() -> None:
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.routing import Route
+
+    import errconv.gateway
+
+    async def busy(request: object) -> None:
+        raise HTTPException(503, detail="Busy", headers={"Retry-After": "5", "x-should-retry": "false"})
+
+    app = Starlette(routes=[Route("/busy", busy)])
+    errconv.gateway.install(app)
+
+    async def call() -> httpx.Response:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+            return await client.get("/busy")
+
+    response = asyncio.run(call())
+    # The server's "do not retry" outranks its delay: one header, saying false, and no wait.
+    assert response.headers.get_list("x-should-retry") == ["false"]
+    assert response.json()["next_step"] == "give_up"

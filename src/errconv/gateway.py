@@ -76,7 +76,7 @@ _CACHED_HEADER = 256  # header sets this short in all are checked once and remem
 _NO_BODY = frozenset({204, 205, 304})
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})  # FastAPI's loc[0]
 # Written by the answer itself: an exception's own header of these names gives way.
-_OURS = frozenset({"content-type", "content-length", "retry-after", "vary"})
+_OURS = frozenset({"content-type", "content-length", "retry-after", "vary", "x-should-retry"})
 # RFC 6455 7.4.1 close codes for a WebSocket that fails: 1008 the client's fault,
 # 1013 try again later, 1011 the server's fault.
 _WS_CLOSE = {NextStep.FIX_REQUEST: 1008, NextStep.WAIT: 1013}

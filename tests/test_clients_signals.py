@@ -177,3 +177,50 @@ def test_the_table_can_fail() -> None:
     # The probes tell the clients apart: a table of one answer everywhere would say nothing.
     rows = [re.split(r"\s*\|\s*", line.strip("| ")) for line in readme_table()[2:]]
     assert len({tuple(r[1:]) for r in rows}) >= 4
+
+
+# --------------------------------------------------------------------------- issue 21's table, again
+
+
+SEED_COLUMNS = [(dialect, case) for dialect in ("problem", "stripe") for case in ("rate_limited", "maintenance", "internal_error")]
+
+
+def _seed_cell(api: cs.Api, client: str, dialect: str, case: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    api.clock = VirtualClock()
+    api.first.clear()
+    api.counts.clear()
+    with monkeypatch.context() as patch:
+        CLIENTS[client](api, f"{api.base}/{dialect}/{case}", patch)
+    calls, slept = api.calls(f"/{dialect}/{case}"), api.clock.slept
+    if case == "internal_error":
+        return f"{calls} call{'s' if calls != 1 else ''}"
+    if calls == 2 and api.clock.sleeps == [30]:
+        return "2 calls, 30 s"
+    if calls == 1:
+        return "1 call, not retried"
+    return f"{calls} calls, {'under' if slept < 30 else 'over'} 30 s"
+
+
+def seed_table(api: cs.Api, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    head = " | ".join(f"http+{d} {'give_up 500' if c == 'internal_error' else c.replace('_', ' ')}" for d, c in SEED_COLUMNS)
+    lines = [f"| client | {head} |", "|---|" + "---|" * len(SEED_COLUMNS)]
+    for client in CLIENTS:
+        cells = [_seed_cell(api, client, d, c, monkeypatch) for d, c in SEED_COLUMNS]
+        lines.append(f"| {client} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def readme_seed_table() -> list[str]:
+    section = README.read_text().split("## HTTP clients that act on the three moves", 1)[1]
+    start = section.index("| client | http+problem")
+    lines = []
+    for line in section[start:].splitlines():
+        if not line.startswith("|"):
+            break
+        lines.append(line)
+    return lines
+
+
+def test_the_readme_table_of_the_seed_failures_is_what_the_clients_do(server: cs.Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    measured = seed_table(server, monkeypatch)
+    assert readme_seed_table() == measured, "\n".join(["README.md should hold:", *measured])

@@ -141,6 +141,29 @@ def run_anthropic(api: cs.Api, url: str, policy: RetryPolicy) -> str:
     return _outcome(lambda: _sdk_client(anthropic.Anthropic, api, url, policy).models.list())
 
 
+def _async_sdk(sdk: Any, url: str, policy: RetryPolicy) -> str:
+    async def go() -> str:
+        transport = errconv.clients.httpx2.AsyncTransport(retry=policy)
+        async with httpx2.AsyncClient(transport=transport) as http_client:
+            client = sdk(api_key="sk-test", base_url=url, http_client=http_client, max_retries=0)
+            try:
+                await client.models.list()
+            except Exception as error:
+                RAISED.append(error)
+                return type(error).__name__
+            return "ok"
+
+    return asyncio.run(go())
+
+
+def run_openai_async(api: cs.Api, url: str, policy: RetryPolicy) -> str:
+    return _async_sdk(openai.AsyncOpenAI, url, policy)
+
+
+def run_anthropic_async(api: cs.Api, url: str, policy: RetryPolicy) -> str:
+    return _async_sdk(anthropic.AsyncAnthropic, url, policy)
+
+
 def _stripe_client(url: str, http_client: Any, retries: int) -> Any:
     return stripe.StripeClient("sk_test_123", base_addresses={"api": url}, http_client=http_client, max_network_retries=retries)
 
@@ -161,6 +184,8 @@ OURS: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
     "stamina": (run_stamina, ()),
     "openai": (run_openai, ("openai",)),
     "anthropic": (run_anthropic, ("anthropic",)),
+    "openai-async": (run_openai_async, ("openai",)),
+    "anthropic-async": (run_anthropic_async, ("anthropic",)),
     "stripe": (run_stripe, ()),  # http+stripe is its own dialect, already in the list
 }
 DIALECTS = ("problem", "google", "stripe")

@@ -220,3 +220,12 @@ def test_an_http_exceptions_own_x_should_retry_is_read_not_doubled() -> None:
     # The server's "do not retry" outranks its delay: one header, saying false, and no wait.
     assert response.headers.get_list("x-should-retry") == ["false"]
     assert response.json()["next_step"] == "give_up"
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    import errconv.clients._core
+
+    result = doctest.testmod(errconv.clients._core)
+    assert result.failed == 0 and result.attempted > 0

@@ -67,8 +67,8 @@ def safe_header_value(value: str) -> str:
 class HttpResponse:
     """An HTTP error response to send: `status`, `headers` (name, value pairs) and `body`.
 
-    `headers` holds `Content-Type`, `Retry-After` for a wait and the body dialect's
-    own; not `Content-Length`, which whoever sends the body sets. `bytes(response)`
+    `headers` holds `Content-Type`, `Retry-After` for a wait, `x-should-retry` and the
+    body dialect's own; not `Content-Length`, which whoever sends the body sets. `bytes(response)`
     is the whole HTTP/1.1 message.
     """
 

@@ -137,6 +137,12 @@ def run_openai(api: cs.Api, url: str, policy: RetryPolicy) -> str:
     return _outcome(lambda: _sdk_client(openai.OpenAI, api, url, policy).models.list())
 
 
+def run_openai_on_httpx(api: cs.Api, url: str, policy: RetryPolicy) -> str:
+    # The OpenAI SDK takes an httpx client too (the Anthropic SDK only an httpx2 one).
+    http_client = httpx.Client(transport=errconv.clients.httpx.Transport(retry=policy))
+    return _outcome(lambda: openai.OpenAI(api_key="sk-test", base_url=url, http_client=http_client, max_retries=0).models.list())
+
+
 def run_anthropic(api: cs.Api, url: str, policy: RetryPolicy) -> str:
     return _outcome(lambda: _sdk_client(anthropic.Anthropic, api, url, policy).models.list())
 
@@ -184,6 +190,7 @@ OURS: dict[str, tuple[Callable[..., str], tuple[str, ...]]] = {
     "stamina": (run_stamina, ()),
     "openai": (run_openai, ("openai",)),
     "anthropic": (run_anthropic, ("anthropic",)),
+    "openai-on-httpx": (run_openai_on_httpx, ("openai",)),
     "openai-async": (run_openai_async, ("openai",)),
     "anthropic-async": (run_anthropic_async, ("anthropic",)),
     "stripe": (run_stripe, ()),  # http+stripe is its own dialect, already in the list

@@ -210,9 +210,9 @@ class Attempts:
             self.guard.record(self.key, fault)
         decision = self.policy.decide(fault, self.attempt)
         delay = fault.retry_after_seconds if fault.next_step == NextStep.WAIT else None
-        # Checked apart from decide(): a wait too long to sleep through is given up
-        # explicitly even when the budget or the method would also have stopped it.
-        self.too_long = delay is not None and delay > self.policy.max_sleep
+        # Said apart from decide()'s reason: a wait too long to sleep through is given up
+        # explicitly (WaitTooLong) even when the budget would also have stopped it.
+        self.too_long = not decision.retry and delay is not None and delay > self.policy.max_sleep
         if decision.retry and not replayable:
             self.reason = "a wait, but the request is not idempotent and carries no Idempotency-Key: it is not sent twice"
             return None

@@ -215,7 +215,7 @@ def test_an_unread_streamed_response_is_read_from_its_status_and_headers() -> No
     stream = httpx.Response(503, headers={"Retry-After": "4"}, stream=httpx.ByteStream(b"{}"))
     with pytest.raises(httpx.ResponseNotRead):
         stream.content
-    assert errconv.to_http(stream).headers == [("Content-Type", PROBLEM), ("Retry-After", "4")]
+    assert errconv.to_http(stream).headers == [("Content-Type", PROBLEM), ("Retry-After", "4"), ("x-should-retry", "true")]
 
 
 @pytest.mark.parametrize(

@@ -209,7 +209,7 @@ def test_to_http_gives_status_headers_and_body() -> None:
     )  # fmt: skip
     response = errconv.to_http(fault)
     assert response.status == 503
-    assert response.headers == [("Content-Type", "application/problem+json"), ("Retry-After", "30")]
+    assert response.headers == [("Content-Type", "application/problem+json"), ("Retry-After", "30"), ("x-should-retry", "true")]
     assert b"secret" not in response.body and json.loads(response.body)["retry_after_seconds"] == 30
     assert b"secret" in errconv.to_http(fault, keep_debug=True).body
     google = errconv.to_http(fault, "google")

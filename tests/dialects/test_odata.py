@@ -389,7 +389,7 @@ def test_encoding_is_the_guidelines_shape() -> None:
     )
     response = errconv.to_http(fault, "odata")
     assert response.status == 429
-    assert response.headers == [("Content-Type", "application/json"), ("Retry-After", "30"), ("x-ms-error-code", "TooManyRequests")]
+    assert response.headers == [("Content-Type", "application/json"), ("Retry-After", "30"), ("x-should-retry", "true"), ("x-ms-error-code", "TooManyRequests")]
 
 
 def test_a_code_unfit_for_a_header_is_not_copied() -> None:

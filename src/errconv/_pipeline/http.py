@@ -53,7 +53,7 @@ def to_http(
     >>> import errconv
     >>> response = errconv.to_http(errconv.Fault.build(status=503, next_step="wait", retry_after_seconds=30))
     >>> response.status, response.headers
-    (503, [('Content-Type', 'application/problem+json'), ('Retry-After', '30')])
+    (503, [('Content-Type', 'application/problem+json'), ('Retry-After', '30'), ('x-should-retry', 'true')])
     """
     if accept is None:
         body_dialect = _body_dialect(dialect)

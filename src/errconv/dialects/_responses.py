@@ -11,7 +11,7 @@ another shape, nothing) is read from the status and headers alone, marked so in
 `Origin.body`. A 2xx or 3xx response is no error.
 
 Writing: the status, `Content-Type`, `Retry-After` for every wait (the same number as
-the body), the body dialect's own headers; DebugInfo dropped unless asked for; every
+the body), `x-should-retry` (`true` for a wait, else `false`), the body dialect's own headers; DebugInfo dropped unless asked for; every
 header value a number, a fixed string, or text checked to hold no control character.
 
 Also here: the parser of a whole HTTP/1.x response, which takes what people paste
@@ -67,8 +67,8 @@ def safe_header_value(value: str) -> str:
 class HttpResponse:
     """An HTTP error response to send: `status`, `headers` (name, value pairs) and `body`.
 
-    `headers` holds `Content-Type`, `Retry-After` for a wait and the body dialect's
-    own; not `Content-Length`, which whoever sends the body sets. `bytes(response)`
+    `headers` holds `Content-Type`, `Retry-After` for a wait, `x-should-retry` and the
+    body dialect's own; not `Content-Length`, which whoever sends the body sets. `bytes(response)`
     is the whole HTTP/1.1 message.
     """
 
@@ -113,7 +113,15 @@ def _respond(fault: Fault, body_dialect: Dialect, writing: Writing) -> HttpRespo
     headers = [("Content-Type", content_type)]
     if fault.next_step == NextStep.WAIT and fault.retry_after_seconds is not None:
         headers.append(("Retry-After", format_retry_after(min(fault.retry_after_seconds, MAX_RETRY_AFTER_SECONDS))))
-    for name, value in body_dialect.http_headers(fault, writing):
+    own = body_dialect.http_headers(fault, writing)
+    if not any(name.lower() == "x-should-retry" for name, _ in own):
+        # The OpenAI, Anthropic and other generated SDKs obey this before the status:
+        # without it they retry a give_up 500 and a 409 fix_request (clients/README).
+        # retry-after-ms is not written: a Fault's delay is whole seconds, which
+        # Retry-After states exactly, so it would add no precision, only a third
+        # number to keep in step.
+        headers.append(("x-should-retry", "true" if fault.next_step == NextStep.WAIT else "false"))
+    for name, value in own:
         headers.append((name, safe_header_value(value)))  # a dialect's own values are checked too
     # An error response has an error status: a fault that has none (a Status with code
     # OK) goes out as 500, its own status in the body, and losses() names the status.

@@ -49,7 +49,7 @@ _CACHED_HEADER = 256  # header sets this short in all are checked once and remem
 _NO_BODY = frozenset({204, 205, 304})
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})  # FastAPI's loc[0]
 # Written by the answer itself: an exception's own header of these names gives way.
-_OURS = frozenset({"content-type", "content-length", "retry-after", "vary"})
+_OURS = frozenset({"content-type", "content-length", "retry-after", "vary", "x-should-retry"})
 
 
 def fault_of(error: Any, *, limits: Limits = DEFAULT_LIMITS) -> Fault:

@@ -1,0 +1,274 @@
+"""What every client integration shares, with no client library in it.
+
+- `StoppedError` and `WaitTooLong`: what a client raises when it stops;
+- `Attempts`: one request's retry decisions, through `RetryPolicy.decide` and
+  `TerminalGuard` (the integrations send, sleep and raise; they decide nothing);
+- `fault_of_response` / `fault_of_exception`: the Fault of a failed response, never
+  failing on what a server sent;
+- `replay_allowed`: whether a request may be sent twice;
+- `guard_key`: what the guard remembers a request by.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from .. import Fault, FaultError
+from ..codes import Code, NextStep
+from ..gateway import fault_of
+from ..retry import Clock, RetryPolicy, SystemClock, TerminalGuard
+
+__all__ = [
+    "Attempts",
+    "StoppedError",
+    "WaitTooLong",
+    "fault_of_exception",
+    "fault_of_response",
+    "guard_key",
+    "replay_allowed",
+    "sleep_async",
+    "stopped",
+    "transport_fault",
+]
+
+# RFC 9110 9.2.2: the methods whose repetition has the effect of one request.
+IDEMPOTENT_METHODS = frozenset(("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"))
+
+
+# --------------------------------------------------------------------------- the errors
+
+
+class StoppedError(FaultError):
+    """A client gave up on a request: its `.fault`, the last `.response` (body read),
+    the number of `.calls` made, the `.reason` it stopped, and `.retry_after_seconds`:
+    the stated delay when the fault was a wait, else None.
+
+    The integrations raise it as a subclass that is also the client library's own
+    status error (`httpx.HTTPStatusError`, `requests.HTTPError`), so handlers written
+    for the library keep working.
+    """
+
+    retry_after_seconds: int | None
+    response: Any
+    calls: int
+    reason: str
+
+    def __init__(self, fault: Fault, *, response: Any = None, calls: int = 1, reason: str = "") -> None:
+        super().__init__(fault)
+        fill(self, fault, response=response, calls=calls, reason=reason)
+
+
+class WaitTooLong(StoppedError):
+    """A wait longer than the policy's `max_sleep`, given up at once rather than slept
+    through or retried early: reschedule the call `.retry_after_seconds` from now."""
+
+    retry_after_seconds: int
+
+
+def fill(error: StoppedError, fault: Fault, *, response: Any, calls: int, reason: str) -> None:
+    """Set a StoppedError's attributes (for the subclasses whose first base is a
+    library's exception, whose __init__ runs instead of FaultError's)."""
+    error.fault = fault
+    error.response = response
+    error.calls = calls
+    error.reason = reason
+    error.retry_after_seconds = fault.retry_after_seconds if fault.next_step == NextStep.WAIT else None
+
+
+def message(fault: Fault, calls: int, reason: str) -> str:
+    """One line for a stopped request: what the server said and why errconv stopped.
+    No URL (a query string can hold a key); the server's own text only."""
+    what = fault.code or (fault.grpc_code_name or "").lower() or f"HTTP {fault.status}"
+    said = f": {fault.detail}" if fault.detail else ""
+    said = said if len(said) <= 200 else said[:197] + "..."
+    return f"{fault.status} {what}{said} (errconv: stopped after {calls} call{'s' if calls != 1 else ''}: {reason})"
+
+
+def stopped(error: BaseException | None) -> StoppedError | None:
+    """The `StoppedError` behind `error`: itself, or one in its `__cause__` /
+    `__context__` chain. An SDK that wraps what its transport raises (the OpenAI and
+    Anthropic SDKs raise `APIConnectionError` from it) still lets the caller read the
+    fault and the delay:
+
+    >>> import errconv
+    >>> fault = errconv.Fault.build(status=429, next_step="wait", retry_after_seconds=3600)
+    >>> try:
+    ...     try:
+    ...         raise WaitTooLong(fault, reason="too long")
+    ...     except WaitTooLong as inner:
+    ...         raise RuntimeError("connection error") from inner
+    ... except RuntimeError as outer:
+    ...     stopped(outer).retry_after_seconds
+    3600
+    """
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, StoppedError):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
+# --------------------------------------------------------------------------- faults
+
+
+def fault_of_response(response: Any) -> Fault:
+    """The Fault of a failed HTTP client response (its body already read). Never fails
+    on what the server sent: an unreadable body is read from the status and headers."""
+    return fault_of(response)
+
+
+def fault_of_exception(error: BaseException) -> Fault | None:
+    """The Fault an exception carries: a FaultError's, or that of the HTTP response an
+    HTTP client's status error carries (`httpx.HTTPStatusError`, `requests.HTTPError`,
+    the OpenAI, Anthropic and other SDKs' `APIStatusError`); None for any other."""
+    if isinstance(error, FaultError):
+        return error.fault
+    response = getattr(error, "response", None)
+    status = getattr(response, "status_code", None)
+    if isinstance(status, int) and not isinstance(status, bool) and 400 <= status <= 599:
+        return fault_of(response)
+    return None
+
+
+def transport_fault(connect: bool, timeout: bool) -> Fault:
+    """The Fault of a request that got no response: a wait with no stated delay (the
+    policy's backoff applies), DEADLINE_EXCEEDED for a timeout, UNAVAILABLE else."""
+    if timeout:
+        return Fault(status=504, grpc_code=Code.DEADLINE_EXCEEDED, code="timeout", detail="the request timed out", next_step=NextStep.WAIT)
+    what = "no connection could be made" if connect else "the connection failed"
+    return Fault(status=503, grpc_code=Code.UNAVAILABLE, code="connection_error", detail=what, next_step=NextStep.WAIT)
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def has_idempotency_key(headers: Mapping[str, str] | Any) -> bool:
+    """Whether the request carries an Idempotency-Key (IETF draft; Stripe, Adyen...)."""
+    try:
+        return bool(headers.get("Idempotency-Key") or headers.get("idempotency-key"))
+    except Exception:
+        return False
+
+
+def replay_allowed(method: str, headers: Any, always: bool) -> bool:
+    """Whether a request may be sent again: an idempotent method, an Idempotency-Key,
+    or the caller's word (`always`)."""
+    return always or method.upper() in IDEMPOTENT_METHODS or has_idempotency_key(headers)
+
+
+def guard_key(method: str, url: str, body: bytes | None) -> Hashable | None:
+    """What the guard remembers a request by: its method, URL and a digest of its body;
+    None (not guarded) when the body cannot be read without consuming a stream."""
+    if body is None:
+        return None
+    return (method.upper(), url, hashlib.sha256(body).hexdigest())
+
+
+# --------------------------------------------------------------------------- the decisions
+
+
+class Attempts:
+    """One request's retry decisions, with no I/O.
+
+    - `start()` before each attempt: before the first, asks the guard, which raises
+      `errconv.retry.GuardRefused` for an identical request that ended give_up;
+    - `failed(fault, replayable)` after an attempt failed: records a give_up with the
+      guard, and returns the sleep before the next attempt, or None to stop; then
+      `reason` says why and `too_long` whether a wait was given up for its length.
+    """
+
+    __slots__ = ("attempt", "guard", "key", "policy", "reason", "too_long")
+
+    def __init__(self, policy: RetryPolicy, guard: TerminalGuard | None, key: Hashable | None) -> None:
+        self.policy = policy
+        self.guard = guard if key is not None else None
+        self.key = key
+        self.attempt = 0
+        self.reason = ""
+        self.too_long = False
+
+    @property
+    def clock(self) -> Clock:
+        """The policy's clock: every sleep is taken on it."""
+        return self.policy.clock
+
+    def start(self) -> None:
+        """Count an attempt; before the first, ask the guard."""
+        if self.attempt == 0 and self.guard is not None:
+            self.guard.check(self.key)
+        self.attempt += 1
+
+    def failed(self, fault: Fault, replayable: bool = True) -> float | None:
+        """The sleep before the next attempt, or None to stop with `fault`."""
+        if self.guard is not None:
+            self.guard.record(self.key, fault)
+        decision = self.policy.decide(fault, self.attempt)
+        delay = fault.retry_after_seconds if fault.next_step == NextStep.WAIT else None
+        # Said apart from decide()'s reason: a wait too long to sleep through is given up
+        # explicitly (WaitTooLong) even when the budget would also have stopped it.
+        self.too_long = not decision.retry and delay is not None and delay > self.policy.max_sleep
+        if decision.retry and not replayable:
+            self.reason = "a wait, but the request is not idempotent and carries no Idempotency-Key: it is not sent twice"
+            return None
+        if not decision.retry:
+            self.reason = decision.reason
+            return None
+        return decision.sleep
+
+    def calls(self) -> int:
+        """Calls made so far."""
+        return self.attempt
+
+    def note(self) -> str:
+        """The note a stopped request's exception carries (as `RetryPolicy.call` writes it)."""
+        return f"errconv.retry: stopped after {self.attempt} call{'s' if self.attempt != 1 else ''}: {self.reason}"
+
+
+async def sleep_async(clock: Clock, seconds: float) -> None:
+    """Wait `seconds` on `clock` without blocking the event loop: the real clock's wait
+    is the running loop's own sleep (anyio's when present, so trio works too); another
+    clock's `sleep` is called, and awaited when it returns an awaitable (a
+    VirtualClock's returns at once, having recorded the sleep)."""
+    if isinstance(clock, SystemClock):
+        try:
+            import anyio
+        except ImportError:  # httpx needs anyio; a client that does not gets asyncio's
+            await asyncio.sleep(seconds)
+        else:
+            await anyio.sleep(seconds)
+        return
+    sleep: Any = clock.sleep  # a clock of asyncio may return an awaitable
+    result = sleep(seconds)
+    if inspect.isawaitable(result):
+        await result
+
+
+def key_of_error(error: BaseException) -> Hashable | None:
+    """The guard's key for the request behind an HTTP client's status error (its
+    response's request: httpx's `Request`, requests' `PreparedRequest`), else None."""
+    response = getattr(error, "response", None)
+    request = getattr(error, "request", None)
+    try:
+        request = getattr(response, "request", None) or request
+    except Exception:  # httpx raises RuntimeError for a response built without one
+        pass
+    method, url = getattr(request, "method", None), getattr(request, "url", None)
+    if not isinstance(method, str) or url is None:
+        return None
+    try:
+        body = getattr(request, "content", None)
+    except Exception:  # a streamed upload that was never read
+        return None
+    if body is None:
+        body = getattr(request, "body", None)
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    if body is None:
+        body = b""
+    return guard_key(method, str(url), body) if isinstance(body, bytes) else None

@@ -1,0 +1,167 @@
+"""The httpx transports' work, for httpx and httpx2 alike (the same API, imported
+under two names): `errconv.clients.httpx` and `errconv.clients.httpx2` each bind it
+to their library in a few lines, so the two cannot drift apart."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..retry import RetryPolicy, TerminalGuard
+from ._core import Attempts, fault_of_response, fill, guard_key, message, replay_allowed, sleep_async, transport_fault
+
+__all__ = ["AsyncTransportMixin", "TransportMixin", "init_error"]
+
+# Where the fault of a stopped request is left for the caller who gets the response.
+FAULT_EXTENSION = "errconv.fault"
+
+
+def init_error(error: Any, fault: Any, request: Any, response: Any, calls: int, reason: str) -> None:
+    """Fill an error that is both the library's HTTPStatusError and a StoppedError.
+
+    Neither base's __init__ runs: httpx's calls super().__init__(message), which the
+    MRO would route into FaultError's with a string.
+    """
+    Exception.__init__(error, message(fault, calls, reason))
+    error.request = request
+    fill(error, fault, response=response, calls=calls, reason=reason)
+
+
+class _Common:
+    """Configuration and the stopping rules, shared by the sync and async transports."""
+
+    lib: ClassVar[Any]  # the httpx module the subclass binds to
+    stopped_error: ClassVar[Any]  # its FaultHTTPStatusError
+    too_long_error: ClassVar[Any]  # its WaitTooLongError
+
+    def _configure(
+        self,
+        retry: RetryPolicy | None,
+        guard: TerminalGuard | None,
+        retry_non_idempotent: bool,
+        raise_for_status: bool,
+    ) -> None:
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise TypeError(f"retry must be an errconv.retry.RetryPolicy, got {type(retry).__name__}")
+        if guard is not None and not isinstance(guard, TerminalGuard):
+            raise TypeError(f"guard must be an errconv.retry.TerminalGuard, got {type(guard).__name__}")
+        self.retry = retry if retry is not None else RetryPolicy()
+        self.guard = guard
+        self.retry_non_idempotent = retry_non_idempotent
+        self.raise_for_status = raise_for_status
+
+    def _plan(self, request: Any) -> tuple[Attempts, bool]:
+        """The request's Attempts, and whether it may be sent again."""
+        try:
+            body: bytes | None = request.content
+        except self.lib.RequestNotRead:
+            body = None  # a streamed upload: gone once sent
+        url = str(request.url)
+        replayable = body is not None and replay_allowed(request.method, request.headers, self.retry_non_idempotent)
+        return Attempts(self.retry, self.guard, guard_key(request.method, url, body)), replayable
+
+    def _no_response(self, error: Exception) -> tuple[Any, bool] | None:
+        """The fault of a request that got no response, and whether it certainly never
+        reached the server; None for an error that no repetition can help."""
+        lib = self.lib
+        if isinstance(error, (lib.ConnectError, lib.ConnectTimeout)):
+            return transport_fault(connect=True, timeout=isinstance(error, lib.ConnectTimeout)), True
+        if isinstance(error, lib.TimeoutException):
+            return transport_fault(connect=False, timeout=True), False
+        if isinstance(error, (lib.NetworkError, lib.RemoteProtocolError)):
+            return transport_fault(connect=False, timeout=False), False
+        return None
+
+    def _stop(self, request: Any, response: Any, fault: Any, attempts: Attempts) -> Any:
+        """The last response, or the error that says why it is the last."""
+        response.extensions[FAULT_EXTENSION] = fault
+        if attempts.too_long:
+            error = self.too_long_error(fault, request=request, response=response, calls=attempts.calls(), reason=attempts.reason)
+            raise error
+        if self.raise_for_status:
+            raise self.stopped_error(fault, request=request, response=response, calls=attempts.calls(), reason=attempts.reason)
+        return response
+
+    def _describe(self) -> str:
+        return f"retry={self.retry!r}, guard={self.guard!r}, retry_non_idempotent={self.retry_non_idempotent}, raise_for_status={self.raise_for_status}"
+
+    retry: RetryPolicy
+    guard: TerminalGuard | None
+    retry_non_idempotent: bool
+    raise_for_status: bool
+
+
+class TransportMixin(_Common):
+    """`handle_request` for a sync transport wrapping `self.inner`."""
+
+    inner: Any
+
+    def handle_request(self, request: Any) -> Any:
+        """Send `request` through the wrapped transport, repeating it as the policy says."""
+        attempts, replayable = self._plan(request)
+        while True:
+            attempts.start()
+            try:
+                response = self.inner.handle_request(request)
+            except Exception as error:
+                found = self._no_response(error)
+                if found is None:
+                    raise
+                fault, unsent = found
+                sleep = attempts.failed(fault, replayable or unsent)
+                if sleep is None:
+                    error.add_note(attempts.note())
+                    raise
+                attempts.clock.sleep(sleep)
+                continue
+            if response.status_code < 400:
+                return response
+            response.read()  # the body says what to do; the caller still gets it
+            fault = fault_of_response(response)
+            sleep = attempts.failed(fault, replayable)
+            if sleep is None:
+                return self._stop(request, response, fault, attempts)
+            response.close()
+            attempts.clock.sleep(sleep)
+
+    def close(self) -> None:
+        """Close the wrapped transport."""
+        self.inner.close()
+
+
+class AsyncTransportMixin(_Common):
+    """`handle_async_request` for an async transport wrapping `self.inner`."""
+
+    inner: Any
+
+    async def handle_async_request(self, request: Any) -> Any:
+        """Send `request` through the wrapped transport, repeating it as the policy says;
+        every sleep is awaited, never blocking the loop."""
+        attempts, replayable = self._plan(request)
+        while True:
+            attempts.start()
+            try:
+                response = await self.inner.handle_async_request(request)
+            except Exception as error:
+                found = self._no_response(error)
+                if found is None:
+                    raise
+                fault, unsent = found
+                sleep = attempts.failed(fault, replayable or unsent)
+                if sleep is None:
+                    error.add_note(attempts.note())
+                    raise
+                await sleep_async(attempts.clock, sleep)
+                continue
+            if response.status_code < 400:
+                return response
+            await response.aread()
+            fault = fault_of_response(response)
+            sleep = attempts.failed(fault, replayable)
+            if sleep is None:
+                return self._stop(request, response, fault, attempts)
+            await response.aclose()
+            await sleep_async(attempts.clock, sleep)
+
+    async def aclose(self) -> None:
+        """Close the wrapped transport."""
+        await self.inner.aclose()

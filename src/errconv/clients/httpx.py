@@ -1,0 +1,112 @@
+"""errconv for httpx: `Transport` and `AsyncTransport`, which read every failed response
+with `errconv.from_http` and act on its next step through `errconv.retry.RetryPolicy`.
+
+    import errconv.clients.httpx, httpx
+    from errconv.retry import RetryPolicy
+
+    client = httpx.Client(transport=errconv.clients.httpx.Transport(retry=RetryPolicy(max_sleep=300)))
+
+- a wait is sent again after exactly the stated delay, wherever it is stated (the
+  body's `retry_after_seconds`, RetryInfo, Retry-After, `retry-after-ms`, a spent rate
+  limit), or after the policy's backoff when none is;
+- a wait longer than the policy's `max_sleep` is given up at once: `WaitTooLongError`
+  carries `.fault` and `.retry_after_seconds`;
+- a fix_request and a give_up are never repeated; neither is a request that is not
+  idempotent (POST, PATCH) unless it carries an `Idempotency-Key` or
+  `retry_non_idempotent=True` says it may be;
+- a timeout or a broken connection is a wait without a delay (the policy's backoff);
+  a connection never made is safe to repeat for any method;
+- the last response comes back as it was, its body read and its Fault in
+  `response.extensions["errconv.fault"]`; with `raise_for_status=True` it is raised
+  instead as `FaultHTTPStatusError`, an `httpx.HTTPStatusError` with `.fault`;
+- with `guard=TerminalGuard()`, a request identical (method, URL, body) to one that
+  ended give_up is refused before it is sent (`errconv.retry.GuardRefused`).
+
+Needs httpx (`pip install 'errconv[httpx]'`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+try:
+    import httpx
+except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
+    raise ImportError("errconv.clients.httpx needs httpx: pip install 'errconv[httpx]'") from exc
+
+from ..retry import RetryPolicy, TerminalGuard
+from ._core import StoppedError, WaitTooLong
+from ._httpx_common import AsyncTransportMixin, TransportMixin, init_error
+
+__all__ = ["AsyncTransport", "FaultHTTPStatusError", "Transport", "WaitTooLongError"]
+
+
+class FaultHTTPStatusError(httpx.HTTPStatusError, StoppedError):
+    """The last failed response, raised: an `httpx.HTTPStatusError` (`.request`,
+    `.response`) that is also an `errconv.clients.StoppedError` (`.fault`, `.calls`,
+    `.reason`, `.retry_after_seconds`)."""
+
+    def __init__(self, fault: Any, *, request: httpx.Request, response: httpx.Response, calls: int = 1, reason: str = "") -> None:
+        init_error(self, fault, request, response, calls, reason)
+
+
+class WaitTooLongError(FaultHTTPStatusError, WaitTooLong):
+    """A wait longer than the policy's `max_sleep`, given up after the call that
+    stated it; `.retry_after_seconds` is the delay to reschedule by."""
+
+
+class Transport(TransportMixin, httpx.BaseTransport):
+    """A sync httpx transport that acts on errconv's three moves (see the module).
+
+    Args:
+        transport: the transport that sends (default `httpx.HTTPTransport()`).
+        retry: the policy (default `RetryPolicy()`); its clock takes every sleep.
+        guard: refuses repeats of requests that ended give_up.
+        retry_non_idempotent: repeat a POST or PATCH without an Idempotency-Key too.
+        raise_for_status: raise `FaultHTTPStatusError` instead of returning the last
+            failed response.
+    """
+
+    lib: ClassVar[Any] = httpx
+    stopped_error = FaultHTTPStatusError
+    too_long_error = WaitTooLongError
+
+    def __init__(
+        self,
+        transport: httpx.BaseTransport | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+        guard: TerminalGuard | None = None,
+        retry_non_idempotent: bool = False,
+        raise_for_status: bool = False,
+    ) -> None:
+        self.inner = transport if transport is not None else httpx.HTTPTransport()
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status)
+
+    def __repr__(self) -> str:
+        return f"errconv.clients.httpx.Transport({self.inner!r}, {self._describe()})"
+
+
+class AsyncTransport(AsyncTransportMixin, httpx.AsyncBaseTransport):
+    """An async httpx transport that acts on errconv's three moves; takes the arguments
+    of `Transport` (default inner transport `httpx.AsyncHTTPTransport()`). Sleeps are
+    awaited on the policy's clock (the event loop's sleep for the real clock)."""
+
+    lib: ClassVar[Any] = httpx
+    stopped_error = FaultHTTPStatusError
+    too_long_error = WaitTooLongError
+
+    def __init__(
+        self,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+        guard: TerminalGuard | None = None,
+        retry_non_idempotent: bool = False,
+        raise_for_status: bool = False,
+    ) -> None:
+        self.inner = transport if transport is not None else httpx.AsyncHTTPTransport()
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status)
+
+    def __repr__(self) -> str:
+        return f"errconv.clients.httpx.AsyncTransport({self.inner!r}, {self._describe()})"

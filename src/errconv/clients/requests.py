@@ -1,0 +1,156 @@
+"""errconv for requests: `Adapter`, an `HTTPAdapter` that reads every failed response
+with `errconv.from_http` and acts on its next step through `errconv.retry.RetryPolicy`.
+
+    import requests, errconv.clients.requests
+    from errconv.retry import RetryPolicy
+
+    session = requests.Session()
+    adapter = errconv.clients.requests.Adapter(retry=RetryPolicy(max_sleep=300))
+    session.mount("https://", adapter)
+    session.mount("http://", adapter)
+
+It does what `errconv.clients.httpx.Transport` does (see there): a wait is sent again
+after exactly the stated delay, a wait longer than `max_sleep` raises
+`WaitTooLongError` (`.fault`, `.retry_after_seconds`), a fix_request or a give_up is
+never repeated, a POST or PATCH only with an `Idempotency-Key` or
+`retry_non_idempotent=True`, and the last response comes back with its body (urllib3's
+`Retry` raises `RetryError` and loses it), or is raised with `raise_for_status=True`
+as `FaultHTTPError`, a `requests.HTTPError` with `.fault`. urllib3's own retries stay
+off (`max_retries=0`): the policy is the only loop.
+
+stripe-python sends through a requests session of your choosing, so a session with
+this adapter mounted makes Stripe's client honour Retry-After (which it never reads)
+as stated; Stripe sets an Idempotency-Key on every POST, so its writes are repeated
+safely:
+
+    client = stripe.StripeClient(key, http_client=stripe.RequestsClient(session=session), max_network_retries=0)
+
+Needs requests (`pip install 'errconv[requests]'`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    import requests
+    import requests.adapters
+    import requests.exceptions
+    import urllib3.exceptions
+except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
+    raise ImportError("errconv.clients.requests needs requests: pip install 'errconv[requests]'") from exc
+
+from ..retry import RetryPolicy, TerminalGuard
+from ._core import Attempts, StoppedError, WaitTooLong, fault_of_response, fill, guard_key, message, replay_allowed, transport_fault
+
+__all__ = ["Adapter", "FaultHTTPError", "WaitTooLongError"]
+
+
+class FaultHTTPError(requests.HTTPError, StoppedError):
+    """The last failed response, raised: a `requests.HTTPError` (`.request`,
+    `.response`) that is also an `errconv.clients.StoppedError` (`.fault`, `.calls`,
+    `.reason`, `.retry_after_seconds`)."""
+
+    def __init__(self, fault: Any, *, request: Any, response: requests.Response, calls: int = 1, reason: str = "") -> None:
+        # Neither base's __init__: requests' pops keywords and passes the rest up the MRO.
+        OSError.__init__(self, message(fault, calls, reason))
+        self.request = request
+        fill(self, fault, response=response, calls=calls, reason=reason)
+
+
+class WaitTooLongError(FaultHTTPError, WaitTooLong):
+    """A wait longer than the policy's `max_sleep`, given up after the call that
+    stated it; `.retry_after_seconds` is the delay to reschedule by."""
+
+
+# Where the fault of a stopped request is left on the response for the caller.
+FAULT_ATTRIBUTE = "errconv_fault"
+
+
+class Adapter(requests.adapters.HTTPAdapter):
+    """A requests transport adapter that acts on errconv's three moves (see the module).
+
+    Args:
+        retry: the policy (default `RetryPolicy()`); its clock takes every sleep.
+        guard: refuses repeats of requests (method, URL, body) that ended give_up.
+        retry_non_idempotent: repeat a POST or PATCH without an Idempotency-Key too.
+        raise_for_status: raise `FaultHTTPError` instead of returning the last failed
+            response.
+        **kwargs: `HTTPAdapter`'s pool settings (`max_retries` must stay 0).
+    """
+
+    def __init__(
+        self,
+        *,
+        retry: RetryPolicy | None = None,
+        guard: TerminalGuard | None = None,
+        retry_non_idempotent: bool = False,
+        raise_for_status: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if kwargs.get("max_retries", 0) not in (0, None):
+            raise ValueError("errconv's Adapter is the retry loop: leave max_retries at 0 (urllib3 would retry underneath it)")
+        kwargs["max_retries"] = 0
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise TypeError(f"retry must be an errconv.retry.RetryPolicy, got {type(retry).__name__}")
+        if guard is not None and not isinstance(guard, TerminalGuard):
+            raise TypeError(f"guard must be an errconv.retry.TerminalGuard, got {type(guard).__name__}")
+        self.retry = retry if retry is not None else RetryPolicy()
+        self.guard = guard
+        self.retry_non_idempotent = retry_non_idempotent
+        self.raise_for_status = raise_for_status
+        super().__init__(**kwargs)
+
+    def __repr__(self) -> str:
+        return (
+            f"errconv.clients.requests.Adapter(retry={self.retry!r}, guard={self.guard!r}, "
+            f"retry_non_idempotent={self.retry_non_idempotent}, raise_for_status={self.raise_for_status})"
+        )
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
+        """Send `request`, repeating it as the policy says; takes `HTTPAdapter.send`'s arguments."""
+        body = request.body
+        raw: bytes | None = body.encode("utf-8") if isinstance(body, str) else body if isinstance(body, bytes) else None
+        if body is None:
+            raw = b""
+        method = request.method or "GET"
+        attempts = Attempts(self.retry, self.guard, guard_key(method, request.url or "", raw))
+        replayable = raw is not None and replay_allowed(method, request.headers, self.retry_non_idempotent)
+        while True:
+            attempts.start()
+            try:
+                response = super().send(request, *args, **kwargs)
+            except (requests.exceptions.SSLError, requests.exceptions.ProxyError, requests.exceptions.RetryError):
+                raise  # no repetition helps these
+            except (requests.exceptions.Timeout, requests.exceptions.ConnectionError) as error:
+                unsent = _never_sent(error)
+                fault = transport_fault(connect=unsent, timeout=isinstance(error, requests.exceptions.Timeout))
+                sleep = attempts.failed(fault, replayable or unsent)
+                if sleep is None:
+                    error.add_note(attempts.note())
+                    raise
+                attempts.clock.sleep(sleep)
+                continue
+            if response.status_code < 400:
+                return response
+            response.content  # noqa: B018 - read now: the body says what to do, and the caller still gets it
+            fault = fault_of_response(response)
+            sleep = attempts.failed(fault, replayable)
+            if sleep is None:
+                setattr(response, FAULT_ATTRIBUTE, fault)
+                calls, reason = attempts.calls(), attempts.reason
+                if attempts.too_long:
+                    raise WaitTooLongError(fault, request=request, response=response, calls=calls, reason=reason)
+                if self.raise_for_status:
+                    raise FaultHTTPError(fault, request=request, response=response, calls=calls, reason=reason)
+                return response
+            response.close()
+            attempts.clock.sleep(sleep)
+
+
+def _never_sent(error: Exception) -> bool:
+    """Whether the request certainly never reached the server (no connection was made)."""
+    if isinstance(error, requests.exceptions.ConnectTimeout):
+        return True
+    reason = getattr(error.args[0] if error.args else None, "reason", None)
+    return isinstance(reason, urllib3.exceptions.NewConnectionError)

@@ -10,7 +10,7 @@ same either way (`errconv.__compiled__`, `errconv --version` say which one runs)
 
 The compiled modules are derived, not listed: the modules of the working layers, but
 those that define a msgspec Struct and those INTERPRETED names with its reason; a new
-module joins the compiled build by being there (tests/test_compiled.py then holds it to
+module joins the compiled build by being there (tests/project/test_compiled.py then holds it to
 giving the pure build's outputs).
 """
 
@@ -57,7 +57,7 @@ def _defines_nothing(path: str) -> bool:
 def compiled_modules() -> tuple[str, ...]:
     """The modules mypyc compiles, as paths under src/: every module of LAYERS that is not
     in INTERPRETED, defines no msgspec Struct, and is more than a docstring. A new dialect
-    module joins it by being there (tests/test_compiled.py then holds it to the pure
+    module joins it by being there (tests/project/test_compiled.py then holds it to the pure
     build's answers)."""
     found = []
     for layer in LAYERS:

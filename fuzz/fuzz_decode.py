@@ -8,7 +8,7 @@ An input's first byte picks the dialect (its value modulo the number of register
 dialects plus one, in registry order, the last being detection); the rest is what
 `decode` gets. For `grpc`, an odd second choice (first byte // that number) gives the
 trailers as (key, value) pairs rather than their text form. The contract is the fuzz
-suite's (tests/test_fuzz.py), checked for every input:
+suite's (tests/hostile/test_fuzz.py), checked for every input:
 
 - `decode` returns a Fault or raises DecodeError (a one-line message), nothing else:
   the safety net that turns stray exceptions into DecodeError is off, so bugs surface;
@@ -38,7 +38,7 @@ with atheris.instrument_imports(include=["errconv"]):
     dialects.names()  # the registry loads every dialect module now, inside the block, so they are instrumented too
     import errconv.gateway  # noqa: F401  (to_http's error kinds, imported lazily otherwise)
 
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 import test_fuzz as tf  # noqa: E402  (the checks; errconv is instrumented already)
 from fuzz_inputs import as_pairs  # noqa: E402
 

@@ -2,7 +2,7 @@
 
     nice -n 10 .venv/bin/python fuzz/long_run.py --minutes 10 --round-trip-every 8 --large-every 10
 
-Runs the checks of tests/test_fuzz.py (decode contract on every registered dialect
+Runs the checks of tests/hostile/test_fuzz.py (decode contract on every registered dialect
 and detection, the time budget, sanity of every Fault, output safety of every
 encoder, round trips, and the seams from_http/to_http/from_grpc/to_grpc) on mutated
 golden files and real-world captures and on random bytes until the time is up. Every
@@ -31,7 +31,7 @@ import traceback
 from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

@@ -1,7 +1,7 @@
 """Regenerate src/errconv/_proto from protos/ with grpcio-tools.
 
 Run `python scripts/gen_protos.py` after editing a .proto file and commit the
-result; tests/test_protos.py fails when the committed code is stale.
+result; tests/project/test_protos.py fails when the committed code is stale.
 """
 
 from __future__ import annotations

@@ -1,9 +1,14 @@
 from __future__ import annotations
 
 import os
+import pathlib
+import sys
 
 import pytest
 from hypothesis import settings
+
+# The support modules (helpers, golden_corpus, ...) are imported by name from every folder.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "support"))
 
 # Under CI every property test runs a fixed set of examples: a red CI then means a real
 # regression, reproducible on any machine, never an unlucky draw. Longer, random runs
@@ -11,6 +16,16 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture
+def no_safety_net(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`decode` without its safety net, which turns an exception no codec path anticipated
+    into DecodeError: a test that asks for a DecodeError then sees a real one, and any
+    other exception fails it."""
+    from errconv._pipeline import api
+
+    monkeypatch.setattr(api, "_SAFETY_NET", False)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -34,9 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    import sys
-
-    realworld = sys.modules.get("test_realworld")
+    realworld = next((m for name, m in sys.modules.items() if name.rpartition(".")[2] == "test_realworld"), None)
     score = getattr(realworld, "SCORE", None)
     if score and score["stated"]:
         terminalreporter.write_line(

@@ -12,7 +12,7 @@ from ..dialects._responses import read_body
 from .._model.limits import DEFAULT_LIMITS, Limits
 from ..details import TYPE_NAMES, RawDetail
 from ..dialects import Dialect, HttpInfo, get, no_dialect, strongest
-from ..dialects._base import decode_json
+from ..dialects._base import decode_json, reads_other_bytes
 from ..dialects._common import Headers, Reading, Writing, read_json
 
 __all__ = ["convert", "decode", "detect", "encode", "losses"]
@@ -84,7 +84,7 @@ class _Input:
         if dialect.form == "json":
             value = self.json_value()
             if value is _NO_JSON:
-                if dialect.bytes_too and isinstance(self.raw, bytes):
+                if isinstance(self.raw, bytes) and reads_other_bytes(dialect) and dialect.non_json(self.raw, None) is not None:
                     return self.raw  # it reads bytes that are not JSON too
                 if isinstance(self.raw, bytes):
                     return read_json(self.raw, self.limits, f"the {dialect.name} body")  # says why it is not JSON
@@ -117,7 +117,7 @@ def _detected(inp: _Input) -> Dialect:
     raw = inp.raw
     if not raw.strip():
         raise DecodeError("the input is empty; give an error body, an HTTP response or gRPC trailers")
-    found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json" or d.bytes_too))
+    found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json" or reads_other_bytes(d)))
     if found is None:
         known = ", ".join(d.name for d in _registry.registered())
         raise DecodeError(f"cannot tell the dialect of {raw[:30]!r}; name it (one of: {known})")
@@ -244,8 +244,12 @@ def _read_as(codec: Dialect, raw: Any, reading: Reading, parsed: Any = _NO_JSON)
             return decode_json(codec, reading, value=parsed)
         if type(raw) is not bytes:
             raise DecodeError(f"{codec.name} takes a JSON body, got {type(raw).__name__}")
-        if codec.bytes_too and not json_like(raw):
-            return codec.decode(raw, reading)  # not JSON: the bytes themselves (AWS's XML)
+        if not json_like(raw) and reads_other_bytes(codec):
+            other = codec.non_json(raw, None)
+            if other is not None and not json_like(other):
+                return codec.decode(other, reading)  # not JSON: the bytes themselves (AWS's XML)
+            if other is not None:
+                raw = other  # the JSON inside a framing
         return decode_json(codec, reading, raw=raw)
     if raw is None:
         raise DecodeError(f"{codec.name} takes bytes, not a parsed JSON value")

@@ -27,7 +27,6 @@ import pkgutil
 import threading
 import typing
 from collections.abc import Iterator
-from importlib import metadata
 from typing import Any
 
 from .._model.errors import ContractError, DecodeError, ErrconvError, UnknownDialectError
@@ -88,6 +87,9 @@ def _load() -> None:
         for dialect in sorted(_built_in(), key=lambda d: d.listed):
             _add(dialect)
         _loaded = True  # before the plugins: a plugin may call register_dialect itself
+        # Read here, not at import: importlib.metadata costs more to import than errconv's own modules.
+        from importlib import metadata
+
         for entry in metadata.entry_points(group=ENTRY_POINTS):
             try:
                 found = entry.load()

@@ -55,9 +55,6 @@ class Dialect:
       overwrite one;
     - `errors_on_success`: its bodies can report a failure inside a 2xx response
       (GraphQL, JSON-RPC, Slack), which is otherwise no error;
-    - `bytes_too`: a `json` dialect whose bodies may also come as bytes that are not
-      JSON (AWS's XML errors): `recognise` and `decode` then get those bytes, as a
-      `bytes` dialect's do, and tell the two apart by type;
     - `precedence`: which of two equal claims wins in detection, the lower first (the
       narrower shape before the wider one it resembles); the built-in dialects state
       theirs, and one that states none comes after them, in the order registered;
@@ -85,8 +82,12 @@ class Dialect:
     - `decode(value, reading)`: the Fault; it ends with `reading.finish(fields, stated)`;
     - `encode(fault, writing)`: the bytes;
     - `http_headers(fault, writing)`: headers of its own for `http+<name>`;
-    - `unframe(body, http)`: the JSON inside a framing of its own media type (Connect's
-      streaming envelopes), for an HTTP response whose media type names the dialect.
+    - `non_json(body, http)`: for a `json` dialect, what to read of a body that is not
+      plain JSON: the JSON inside a framing of its own media type (Connect's streaming
+      envelopes, `http` naming it), or the body itself for a dialect whose bodies may be
+      another format (AWS's XML errors: `recognise` and `decode` then get those bytes,
+      as a `bytes` dialect's do, and tell the two apart by type); None, the default: not
+      its. A dialect that overrides it is asked about bodies that are not JSON.
     """
 
     name: ClassVar[str] = ""
@@ -101,7 +102,6 @@ class Dialect:
     precedence: ClassVar[int] = 1000
     listed: ClassVar[int] = 1000
     errors_on_success: ClassVar[bool] = False
-    bytes_too: ClassVar[bool] = False
     one_line: ClassVar[bool] = True
     lossless: ClassVar[bool] = False
     keys: ClassVar[frozenset[str] | None] = None
@@ -130,9 +130,9 @@ class Dialect:
         safe to send: numbers, fixed strings, or text checked for controls)."""
         return []
 
-    def unframe(self, body: bytes, http: HttpInfo) -> bytes | None:
-        """The JSON body inside `body` when its media type frames it (a stream of
-        envelopes), or None for a body that is not framed."""
+    def non_json(self, body: bytes, http: HttpInfo | None) -> bytes | None:
+        """What to read of a body that is not plain JSON (see the class docstring): JSON
+        inside a framing, the body itself, or None for a body that is not this dialect's."""
         return None
 
     def body_form(self, body: Dialect) -> Dialect:
@@ -237,3 +237,8 @@ def _fields_of(schema: Any) -> dict[str, tuple[str, Callable[[Any], bool] | None
         }
         _FIELDS[schema] = found
     return found
+
+
+def reads_other_bytes(dialect: Dialect) -> bool:
+    """Whether a `json` dialect reads bodies that are not plain JSON (it has `non_json`)."""
+    return type(dialect).non_json is not Dialect.non_json

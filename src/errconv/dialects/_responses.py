@@ -40,7 +40,7 @@ from .._model.retry_after import format_retry_after, parse_http_date, parse_retr
 from ..codes import NextStep, code_for_http, reason_phrase
 from ..details import RequestInfo
 from . import GENERIC_MEDIA, Dialect, HttpInfo, body_dialects, by_media, get, strongest
-from ._base import decode_json
+from ._base import decode_json, reads_other_bytes
 from ._common import CodeValue, Headers, Reading, Writing, read_json, valid_code, write_json
 from ._status import without_debug
 
@@ -386,7 +386,7 @@ def read_body(
         if named is not None and named.form == "json" and (http.status is None or http.status >= 400 or named.errors_on_success):
             stripped = body.strip()
             if stripped[:1] != b"{":
-                framed = named.unframe(body, http)  # a stream of envelopes: the message holding the error
+                framed = named.non_json(body, http)  # a stream of envelopes: the message holding the error
                 if framed is not None:
                     stripped = framed.strip()
             if stripped[:1] == b"{":
@@ -441,7 +441,7 @@ def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
     found = tuple(
         d
         for d in every
-        if ((d.form == "json" and (is_json or (d.bytes_too and has_body))) or (d.form == "bytes" and has_body))
+        if ((d.form == "json" and (is_json or (has_body and reads_other_bytes(d)))) or (d.form == "bytes" and has_body))
         and (d.errors_on_success or not ok)
     )
     _CANDIDATES[key] = (every, found)

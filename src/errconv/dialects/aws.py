@@ -450,7 +450,11 @@ class Aws(Dialect):
     media_types = ("application/x-amz-json-1.0",)
     encodes = False
     errors_on_success = True  # S3's errors inside a 200, and its 3xx redirects
-    bytes_too = True
+
+    def non_json(self, body: bytes, http: HttpInfo | None) -> bytes | None:
+        """The body itself: AWS's errors come as XML too, which `recognise` and `decode`
+        read from the bytes."""
+        return body
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         """JSON: a string `__type`, the `x-amzn-ErrorType` (or `x-amzn-query-error`)

@@ -261,10 +261,10 @@ class Connect(Dialect):
             return 0.0
         return _error_claim(value)
 
-    def unframe(self, body: bytes, http: HttpInfo) -> bytes | None:
+    def non_json(self, body: bytes, http: HttpInfo | None) -> bytes | None:
         """The end-of-stream message of a streaming response: the JSON of the last
         envelope (1 flag byte, 4 bytes of big-endian length) whose flags have 0x02."""
-        if http.media_type not in _STREAM_MEDIA:
+        if http is None or http.media_type not in _STREAM_MEDIA:
             return None
         at, end = 0, None
         while at + 5 <= len(body):

@@ -21,7 +21,7 @@ members of every JSON type. The properties (issue 2):
 
 Example counts are modest so the file runs in seconds; for a long run set
 ERRCONV_HYPOTHESIS_EXAMPLES (examples per test), e.g.
-`ERRCONV_HYPOTHESIS_EXAMPLES=5000 python -m pytest tests/test_properties.py`.
+`ERRCONV_HYPOTHESIS_EXAMPLES=5000 python -m pytest tests/model/test_properties.py`.
 """
 
 from __future__ import annotations

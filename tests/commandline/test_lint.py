@@ -10,7 +10,7 @@ import pytest
 import errconv
 from errconv.lint import ERROR, RULES, Finding, expand_paths, lint_body, lint_paths
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "tests" / "lint_examples"
 CATALOG_RULES = {"every-5xx-wait", "catalog-code", "catalog-next-step", "catalog-status", "catalog-param", "catalog-delay"}
 

@@ -38,7 +38,7 @@ from errconv import NextStep
 _openai_http = openai._base_client.httpx2 if hasattr(openai._base_client, "httpx2") else openai._base_client.httpx  # type: ignore[attr-defined]
 _anthropic_http = anthropic._base_client.httpx2 if hasattr(anthropic._base_client, "httpx2") else anthropic._base_client.httpx  # type: ignore[attr-defined]
 
-REALWORLD = pathlib.Path(__file__).resolve().parent / "realworld"
+REALWORLD = pathlib.Path(__file__).resolve().parents[1] / "realworld"
 CASES = gc.cases()
 FAULTS = {c.name: gc.load_fault(c) for c in CASES}
 OPENAI_MAX_RETRY_AFTER = 120  # openai/_constants.py MAX_RETRY_AFTER_DELAY

@@ -3,7 +3,7 @@ it answers exactly as the pure-Python build does.
 
 The suite runs against either build (.ci/run runs it against both). Here, in the compiled
 build, every answer on the golden corpus and on a derandomized draw of the fuzz corpus
-(tests/equivalence.py: decode as every dialect and detected, convert, encode, losses) is
+(tests/support/equivalence.py: decode as every dialect and detected, convert, encode, losses) is
 compared with the pure build's, run in a subprocess from a copy of the Python sources
 (no extension module in it), on the same inputs: byte-identical outputs, equal Faults
 (the same canonical JSON and the same repr), the same exception type and message.
@@ -28,7 +28,7 @@ import pytest
 import errconv
 import equivalence
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 # How many mutated fuzz inputs to compare (besides every seed as it is).
 FUZZ_INPUTS = int(os.environ.get("ERRCONV_EQUIVALENCE_INPUTS", "300"))
 
@@ -113,9 +113,9 @@ def test_the_compiled_build_answers_as_the_pure_build(tmp_path: pathlib.Path) ->
     items = equivalence.draw_fuzz_inputs(FUZZ_INPUTS)
     (tmp_path / "inputs.json").write_text(json.dumps(items))
     pure_root = _pure_sources(tmp_path / "pure")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pure_root), str(ROOT / "tests")]), "PYTHONHASHSEED": "0"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pure_root), str(ROOT / "tests" / "support")]), "PYTHONHASHSEED": "0"}
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "equivalence.py"), str(tmp_path / "inputs.json"), str(tmp_path / "pure.json")],
+        [sys.executable, str(ROOT / "tests" / "support" / "equivalence.py"), str(tmp_path / "inputs.json"), str(tmp_path / "pure.json")],
         env=env,
         capture_output=True,
         text=True,

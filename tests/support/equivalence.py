@@ -1,8 +1,8 @@
 """What errconv answers on the golden corpus and the fuzz corpus, as plain JSON, so two builds
-can be compared (tests/test_compiled.py): the compiled build in process, the pure-Python
+can be compared (tests/project/test_compiled.py): the compiled build in process, the pure-Python
 build in a subprocess, on the very same inputs.
 
-    python tests/equivalence.py INPUTS.json OUTPUTS.json
+    python tests/support/equivalence.py INPUTS.json OUTPUTS.json
 
 Every answer is what a caller sees: a Fault as the bytes of its canonical JSON (the
 `fault` dialect) and its repr (which shows an IntEnum member apart from a plain int),
@@ -29,7 +29,7 @@ if str(HERE) not in sys.path:
 import errconv  # noqa: E402
 from errconv import dialects  # noqa: E402
 
-ROOT = HERE.parent
+ROOT = HERE.parents[1]
 GOLDEN = ROOT / "golden"
 NOW = 1_800_000_000.0  # a fixed clock: an HTTP-date Retry-After reads the same in both runs
 
@@ -120,7 +120,7 @@ def outputs(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def draw_fuzz_inputs(count: int) -> list[dict[str, Any]]:
-    """`count` inputs from the fuzz suite's strategy (tests/fuzz_inputs.py), derandomized,
+    """`count` inputs from the fuzz suite's strategy (tests/support/fuzz_inputs.py), derandomized,
     as JSON: the bytes, the dialect of the seed, the name decode takes for it, and for
     grpc text its trailer pairs."""
     from hypothesis import HealthCheck, Phase, given, settings

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-BENCH = pathlib.Path(__file__).resolve().parent.parent / "bench" / "run.py"
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "run.py"
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,12 @@ them back as the same Fault, except for what `errconv.losses` names.
 
 CI runs a modest number of examples (derandomized, a few seconds). Longer runs:
 
-    ERRCONV_FUZZ_EXAMPLES=20000 .venv/bin/python -m pytest tests/test_fuzz.py -q -s -p no:cacheprovider
+    ERRCONV_FUZZ_EXAMPLES=20000 .venv/bin/python -m pytest tests/hostile/test_fuzz.py -q -s -p no:cacheprovider
     .venv/bin/python fuzz/long_run.py --minutes 10     # does not stop at a failure; prints the figures
 
 ERRCONV_FUZZ_STRICT=1 also holds problem, google, status-json and status to their
 claim of carrying every Fault (`losses` must be empty). The strategies are in
-tests/fuzz_inputs.py; tests/test_hostile.py keeps a regression test for every finding.
+tests/support/fuzz_inputs.py; tests/hostile/test_hostile.py keeps a regression test for every finding.
 """
 
 from __future__ import annotations

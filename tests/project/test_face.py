@@ -10,7 +10,7 @@ import tomllib
 import errconv
 from errconv import dialects
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_public_names_do_not_name_a_private_module() -> None:

@@ -11,7 +11,7 @@ import json
 import pathlib
 import sys
 
-BENCH = pathlib.Path(__file__).resolve().parent.parent / "bench" / "gateway.py"
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "bench" / "gateway.py"
 
 
 def _load():

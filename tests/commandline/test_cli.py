@@ -38,7 +38,7 @@ import pytest
 import errconv
 from errconv import _cli as cli, dialects
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 TRANSCRIPTS = sorted((ROOT / "tests" / "cli").glob("*.txt"))
 _MARKER = re.compile(r"--- (stdin|stdout|stderr|exit)(.*)\n")
 _NO_NEWLINE = " (no newline at end)"

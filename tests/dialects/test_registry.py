@@ -15,7 +15,7 @@ import errconv
 from errconv import dialects
 from errconv.dialects import CERTAIN, Dialect, HttpInfo, Reading, Writing
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
 
 
@@ -277,10 +277,10 @@ def test_trace_records_where_each_field_came_from() -> None:
 def _json_bodies() -> list[object]:
     """Every JSON value the corpora hold: golden files and their sources, real-world
     captures (bare and the bodies of whole responses), lint examples."""
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     out: list[object] = []
     paths = [*root.glob("golden/*/*.json"), *root.glob("tests/realworld/*/*"), *root.glob("tests/lint_examples/*.json")]
-    from tests import fuzz_inputs
+    import fuzz_inputs
 
     datas = [p.read_bytes() for p in sorted(paths) if p.is_file() and p.name != "facts.json"]
     for data in [*datas, *(raw for _, raw in fuzz_inputs.SEEDS)]:

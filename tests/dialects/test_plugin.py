@@ -18,7 +18,7 @@ import textwrap
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "tests" / "plugin_dialect"
 
 
@@ -37,7 +37,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
 
 
 def run(site: pathlib.Path, *argv: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT / "tests")])}
+    tests = ROOT / "tests"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *(str(tests / d) for d in ("support", "model", "hostile"))])}
     return subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, input=stdin, capture_output=True, timeout=300)
 
 
@@ -129,6 +130,6 @@ def test_every_suite_takes_the_plugin_into_its_dialect_list(site: pathlib.Path) 
     )
     assert out.strip() == "ok"
     # The golden suite now wants Tiny's file in every case: the new dialect is covered at once.
-    result = run(site, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_golden.py", "-k", "no_missing and rate_limited")
+    result = run(site, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/dialects/test_golden.py", "-k", "no_missing and rate_limited")
     assert result.returncode == 1
     assert b"missing golden files: ['http-tiny.http', 'tiny.json']" in result.stdout

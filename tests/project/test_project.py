@@ -14,7 +14,7 @@ import pytest
 import errconv
 from errconv import dialects
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "errconv"
 # The submodules that are public API, documented in the README; every other module is `_`-private.
 DOCUMENTED = {"agents", "aio", "batch", "clients", "codes", "details", "dialects", "gateway", "interceptors", "lint", "retry"}

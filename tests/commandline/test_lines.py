@@ -34,7 +34,7 @@ from errconv.codes import code_name, reason_phrase
 from errconv.details import LocalizedMessage
 from fuzz_inputs import inputs
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Every dialect --lines writes (one line a body).
 TARGETS = tuple(n for n in dialects.names() if dialects.get(n).one_line and dialects.get(n).encodes)
 

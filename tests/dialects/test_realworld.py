@@ -17,7 +17,7 @@ import pytest
 
 import errconv
 
-ROOT = pathlib.Path(__file__).resolve().parent / "realworld"
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "realworld"
 FACTS = ("status", "code", "next_step", "retry_after_seconds", "param")
 # Every capture's clock: a Retry-After date or an epoch reset is measured against a
 # response's Date when it has one; the rest of the corpus states delays in seconds.

@@ -271,7 +271,7 @@ def test_every_golden_status_reads_as_each_detail_alone() -> None:
     # items_from_anys reads a Status's details as item_from_any reads each.
     import pathlib
 
-    for path in sorted((pathlib.Path(__file__).parent.parent / "golden").glob("*/status.binpb")):
+    for path in sorted((pathlib.Path(__file__).resolve().parents[2] / "golden").glob("*/status.binpb")):
         details = status_pb2.Status.FromString(path.read_bytes()).details
         assert details, path
         assert items_from_anys(details, LIMITS) == [item_from_any(d.type_url, d.value, LIMITS) for d in details]

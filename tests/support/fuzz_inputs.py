@@ -70,7 +70,7 @@ def pick(draw: Callable, seq: Any) -> Any:
     return seq[draw(st.integers(0, len(seq) - 1))]
 
 
-REALWORLD = pathlib.Path(__file__).resolve().parent / "realworld"
+REALWORLD = pathlib.Path(__file__).resolve().parents[1] / "realworld"
 
 
 def _seeds() -> list[tuple[str, bytes]]:

@@ -23,7 +23,7 @@ import errconv
 from errconv import dialects
 from errconv.dialects import status as status_dialect
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent / "golden"
+ROOT = pathlib.Path(__file__).resolve().parents[2] / "golden"
 
 
 def file_name(dialect: str) -> str:

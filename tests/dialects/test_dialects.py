@@ -430,7 +430,7 @@ def test_the_usual_http_head_reads_as_the_general_parser_reads_it() -> None:
     from errconv.dialects import _responses as h
     from errconv._model.limits import DEFAULT_LIMITS
 
-    golden = pathlib.Path(__file__).resolve().parent.parent / "golden"
+    golden = pathlib.Path(__file__).resolve().parents[2] / "golden"
 
     rng = random.Random(7)
     pieces = [b" ", b"\t", b"\r", b"\n", b"\r\n", b":", b"\x00", b"\x0b", b"\x85", b"\xa0", b"A", b"z", b"0", b"9",

@@ -38,7 +38,7 @@ import ast
 import fnmatch
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1] / "src" / "errconv"
+ROOT = Path(__file__).resolve().parents[2] / "src" / "errconv"
 FACE = "errconv"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (

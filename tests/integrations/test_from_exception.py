@@ -26,7 +26,7 @@ import errconv
 from errconv import NextStep
 from loopback import serve_grpc, serve_http
 
-REALWORLD = pathlib.Path(__file__).parent / "realworld"
+REALWORLD = pathlib.Path(__file__).resolve().parents[1] / "realworld"
 # Framing headers the loopback server writes itself.
 _FRAMING = {"content-length", "transfer-encoding", "connection", "content-encoding"}
 
@@ -599,7 +599,7 @@ def test_every_real_world_response_reads_through_an_exception_as_through_the_sea
     try:
         seam = capture.seam()
     except errconv.DecodeError:
-        # The seam refuses this one (a 200 that is no error response, tests/test_realworld.py
+        # The seam refuses this one (a 200 that is no error response, tests/dialects/test_realworld.py
         # says why): the exception still gives a fault, the internal give_up naming its class.
         assert capture.status < 400
         assert (fault.status, fault.next_step, fault.detail) == (500, NextStep.GIVE_UP, "HTTPError")

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import httpx
 import stripe
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SECRET_KEY = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 SECRETS = ("hunter2", SECRET_KEY)
 NAMES = ("rate_limited", "missing_parameter", "card_declined", "secret")

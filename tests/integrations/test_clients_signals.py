@@ -43,7 +43,7 @@ import errconv.clients.httpx
 import errconv.clients.requests
 from errconv.retry import RetryPolicy, VirtualClock
 
-README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 BUDGET = 8
 TEXT = [("Content-Type", "text/plain")]
 _RATE = errconv.to_http(errconv.Fault.build(status=429, code="rate_limited", detail="slow down", next_step="wait", retry_after_seconds=30), "google")

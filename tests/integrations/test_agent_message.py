@@ -12,7 +12,7 @@ import pytest
 import errconv
 from errconv import Fault, NextStep
 
-REALWORLD = pathlib.Path(__file__).parent / "realworld"
+REALWORLD = pathlib.Path(__file__).resolve().parents[1] / "realworld"
 RETRY_TALK = re.compile(r"(?i)try again|retry|retries|retrying")
 
 

@@ -14,7 +14,7 @@ import errconv
 from errconv._catalog import RULES, CatalogError
 from errconv._catalog._diff import diff, load_ref
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "catalog" / "errors.toml"
 HEAD = 'domain = "api.example.com"\ntype_base = "https://api.example.com/problems/"\n'
 ISSUE_FORM = HEAD + '''

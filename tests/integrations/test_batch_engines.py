@@ -19,7 +19,7 @@ from errconv import batch
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow is in the test extra; this guards a bare install")
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOW = 1_800_000_000.0
 
 

@@ -29,7 +29,7 @@ from errconv.aio import ServerInterceptor as AioServerInterceptor
 from errconv.gateway import ProblemMiddleware, install
 from errconv.interceptors import ClientInterceptor, FaultRpcError, ServerInterceptor
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CATALOG = errconv.Catalog.load(ROOT / "tests" / "catalog" / "errors.toml")
 SECRET = "postgres://admin:hunter2@db"  # an exception's text: must reach no client
 

@@ -22,7 +22,7 @@ import errconv.clients
 from errconv.retry import RetryPolicy, VirtualClock
 from test_clients_matrix import OURS, RAISED, _run
 
-REALWORLD = pathlib.Path(__file__).parent / "realworld"
+REALWORLD = pathlib.Path(__file__).resolve().parents[1] / "realworld"
 MAX_SLEEP = 300
 
 

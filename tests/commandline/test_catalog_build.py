@@ -21,7 +21,7 @@ import errconv
 from errconv import _cli as cli
 from errconv._catalog._build import EXAMPLE_DIALECTS, build
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "catalog" / "errors.toml"
 GOLDEN = ROOT / "tests" / "catalog" / "build"
 

@@ -20,8 +20,8 @@ import errconv
 from errconv import _batch, batch
 from fuzz_inputs import inputs
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-NOW = 1_800_000_000.0  # the clock tests/test_realworld.py reads the captures against
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+NOW = 1_800_000_000.0  # the clock tests/dialects/test_realworld.py reads the captures against
 
 
 def _inputs() -> list[tuple[str, bytes, int | None]]:

@@ -4,7 +4,7 @@ CrewAI pins `mcp<2` and `pydantic<2.13`, which the `test` extra (with `mcp>=2`) 
 hold, so it has its own extra and its own environment:
 
     python -m venv /tmp/crewai-env && /tmp/crewai-env/bin/pip install -e '.[crewai]' pytest hypothesis httpx stripe
-    /tmp/crewai-env/bin/python -m pytest -p no:cacheprovider tests/test_agents_crewai.py
+    /tmp/crewai-env/bin/python -m pytest -p no:cacheprovider tests/integrations/test_agents_crewai.py
 
 In the test environment (no CrewAI) this file checks what a user without the extra
 meets: the ImportError naming it. The tests that need CrewAI are skipped there, by name.
@@ -108,7 +108,7 @@ def test_the_readme_crewai_example_runs_as_pasted() -> None:
     import subprocess
     import sys
 
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     section = (root / "README.md").read_text().split("## For agent builders", 1)[1].split("\n## ", 1)[0]
     (code,) = re.findall(r"```py\n(.*?)```", section, re.DOTALL)
     result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)

@@ -79,6 +79,7 @@ BUILT_IN = (
     ("kubernetes", "Kubernetes"),
     ("aws", "Aws"),
     ("http", "Http"),
+    ("general", "General"),
 )
 # Which of two equal claims wins (research/dialects.md, section 10): the narrower shape
 # before the wider one it resembles. Names not registered are passed over.
@@ -86,6 +87,7 @@ PRECEDENCE = (
     "fault", "jsonrpc", "mcp", "kubernetes", "aws", "anthropic", "connect", "google", "elasticsearch",
     "openai", "stripe", "odata", "slack", "oauth", "twirp", "graphql", "jsonapi", "cloudflare", "github",
     "discord", "twilio", "fastapi", "drf", "spring", "status-json", "problem", "status", "grpc", "http",
+    "general",  # the reader of what no dialect claims: last, and below every claim
 )  # fmt: skip
 ENTRY_POINTS = "errconv.dialects"
 

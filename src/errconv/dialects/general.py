@@ -1,0 +1,642 @@
+"""`general`: the reader of error bodies no dialect claims. Decode only, last in precedence.
+
+An agent meets thousands of APIs; most answer errors in a shape of their own that still
+says things in plain member names: a status (`statusCode`, `error_code`), a code
+(`errorCode`, `error.code`, `errors[0].code`, `type`, `name`), a message (`msg`,
+`description`, `error` as a sentence), a parameter (`field`, `loc`, `source.pointer`, a
+map of field to messages), a delay (`retry_after`, `retryAfter`, `estimated_time`,
+nested under `parameters` or `error`), or a next step (`retryable`). This reader finds
+them by structure and by the tables of `errconv._vocabulary`, and reads text and HTML
+bodies' prose for a delay and for words that decide the move.
+
+Precedence of evidence, strongest first (DESIGN.md section 8):
+
+1. a next step the body states (`next_step`, `retryable: true`; `retryable: false`
+   forbids a wait, as `x-should-retry: false` does);
+2. a code the vocabulary knows (`rate_limit_exceeded` is a wait at any status; a
+   quota per month is give_up, even as a 429);
+3. the wire's wait signals (Retry-After, a spent rate limit, read by the core);
+4. the words of the message, when neither a code nor the wire decides (a 422
+   "template not found" is give_up);
+5. the status ladder.
+
+A weaker signal never overrides a stronger one; when two disagree the note says which
+lost. A delay comes from a member, else the headers (Retry-After, a rate limit reset in
+any of its spellings, epoch or seconds to go), else the prose ("retry after 3", "try
+again in 20s"). Each fact read records where it came from in `origin.evidence`. A
+status the body does not give is the wire's, else one its code implies, else 500;
+either is marked inferred.
+
+Claims: it is asked only when no dialect claims a body (its claim, 0.5, is below every
+other dialect's weakest), so a body a dialect reads never pays for it. A bare JSON body
+without a status is claimed only when some member looks like an error's (a status, a
+code, a message); a text body only inside an HTTP response (or with a status), and only
+when its prose says something the status does not (a delay, or another move).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import msgspec
+
+from .. import _vocabulary as vocab
+from .._errors import DecodeError, shorten
+from .._fault import Fault, Violation
+from .._limits import MAX_RETRY_AFTER_SECONDS
+from .._retry_after import parse_http_date, prose_delay, read_retry_after, reset_delay, whole
+from ..codes import NextStep, code_for_http, infer_next_step
+from ._base import Dialect, HttpInfo
+from ._common import STEP_ALIASES, Reading
+from ._pointer import pointer_to_field
+from ._vendor import extensions_of, grpc_code_of
+
+__all__ = ["FALLBACK", "General"]
+
+FALLBACK = 0.5  # below WEAK: whatever any other dialect claims wins
+_WAIT, _FIX, _GIVE_UP = NextStep.WAIT, NextStep.FIX_REQUEST, NextStep.GIVE_UP
+_MAX_OBJECTS = 24  # objects searched for members: the body's own, its containers, the first errors
+_MAX_DEPTH = 4
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}")
+_NUMERIC = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,9})?")
+_ID_LIKE = re.compile(r"[0-9a-fA-F]{8}-|[0-9a-fA-F]{16,}")
+# Values of a code member that name no error in particular.
+_GENERIC_CODES = frozenset(("error", "errors", "err", "fail", "failed", "failure", "exception", "false", "true", "null", "none", "object", "problem", "invalid"))
+_ERRORISH = frozenset(
+    (*vocab.STATUS_MEMBERS, *vocab.CODE_MEMBERS, *vocab.MESSAGE_MEMBERS, *vocab.RETRYABLE_MEMBERS, "error", "errors", "fault",
+     *(name for name, _ in vocab.DELAY_MEMBERS))
+) - {"id", "key", "name", "type", "kind", "info", "text", "title", "path", "source"}  # fmt: skip
+_RESET_HEADERS = (
+    "x-ratelimit-reset", "x-rate-limit-reset", "ratelimit-reset", "x-ratelimit-reset-after", "rate-limit-reset",
+    "x-ratelimit-retry-after", "x-rate-limit-retry-after-seconds", "x-retry-after",
+)  # fmt: skip
+_TAGS = re.compile(r"<[^>]{0,2000}>")
+_SCRIPT = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>")
+_SPACE = re.compile(r"\s+")
+_TITLE = re.compile(r"(?is)<title[^>]*>(.{0,500}?)</title")
+_MAX_TEXT = 4096
+
+
+class General(Dialect):
+    """Error bodies of any other shape, read by structure and vocabulary (decode only)."""
+
+    name = "general"
+    keys = None
+    ceiling = FALLBACK
+    media_type = "application/json"
+    encodes = False
+    bytes_too = True
+
+    def recognise(self, value: Any, http: HttpInfo | None) -> float:
+        """Any JSON error body inside an error response; a bare one with error members; a
+        text body whose prose says more than its status."""
+        status = None if http is None else http.status
+        if type(value) is dict:
+            if status is not None and status >= 400:
+                return FALLBACK
+            return FALLBACK if not value.keys().isdisjoint(_ERRORISH) else 0.0
+        if type(value) is list:
+            if not value or len(value) > 1024:
+                return 0.0
+            if status is not None and status >= 400:
+                return FALLBACK
+            first = value[0]
+            return FALLBACK if type(first) is dict and not first.keys().isdisjoint(_ERRORISH) else 0.0
+        if isinstance(value, (bytes, bytearray)):
+            if status is None or status < 400:
+                return 0.0
+            try:
+                text = _prose_of(bytes(value))
+            except UnicodeDecodeError:
+                return 0.0
+            return FALLBACK if _prose_says(text, status) else 0.0
+        return 0.0
+
+    def decode(self, value: Any, reading: Reading) -> Fault:
+        if isinstance(value, (bytes, bytearray)):
+            return _decode_text(bytes(value), reading)
+        if type(value) is not dict and type(value) is not list:
+            raise DecodeError(f"a general error body is a JSON object or array, got {shorten(value)}")
+        return _decode_json(value, reading)
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+class _Found:
+    """What the walk found, with where (a JSON Pointer) for each fact."""
+
+    __slots__ = ("evidence", "read", "notes")
+
+    def __init__(self) -> None:
+        self.evidence: list[tuple[str, str]] = []
+        self.read: set[str] = set()  # top-level members read
+        self.notes: list[str] = []
+
+    def took(self, fact: str, pointer: str) -> None:
+        self.evidence.append((fact, pointer))
+        self.read.add(pointer.split("/", 2)[1] if pointer.count("/") >= 1 and pointer[:1] == "/" else pointer)
+
+
+def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The objects to look in, nearest first: the body, then what nests in its
+    containers (`error`, the first of `errors`, `data`, `parameters`...), breadth first."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    queue: list[tuple[str, Any, int]] = [("", value, 0)]
+    while queue and len(out) < _MAX_OBJECTS:
+        pointer, node, depth = queue.pop(0)
+        if type(node) is list:
+            for i, item in enumerate(node[:2]):
+                if type(item) is dict:
+                    queue.append((f"{pointer}/{i}", item, depth + 1))
+            continue
+        if type(node) is not dict:
+            continue
+        out.append((pointer, node))
+        if depth >= _MAX_DEPTH:
+            continue
+        for name in vocab.CONTAINERS:
+            child = node.get(name)
+            if type(child) is dict or (type(child) is list and child):
+                queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
+        # The only member being an object ({"detail": {...}}) is a container too.
+        if len(node) == 1:
+            (name, child), = node.items()
+            if type(child) is dict and name not in vocab.CONTAINERS:
+                queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
+    return out
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _valid_status(value: Any) -> int | None:
+    if type(value) is str and len(value) == 3 and value.isdigit() and value.isascii():
+        value = int(value)
+    if type(value) is int and 100 <= value <= 599:
+        return value
+    return None
+
+
+def _token(value: Any) -> str | None:
+    """A code as a string: a token without spaces, or an integer (`-1021`, `505`)."""
+    if type(value) is int:
+        return str(value)
+    if type(value) is str and _TOKEN.fullmatch(value) and value.lower() not in _GENERIC_CODES:
+        return value
+    return None
+
+
+def _first(objects: list[tuple[str, dict[str, Any]]], names: tuple[str, ...], accept: Any) -> tuple[Any, str] | None:
+    for name in names:
+        for pointer, obj in objects:
+            if name in obj:
+                got = accept(obj[name], name)
+                if got is not None:
+                    return got, f"{pointer}/{_escape(name)}"
+    return None
+
+
+def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
+    found = _Found()
+    objects = _objects(value)
+    wire_status = reading.status
+    if reading.seen is not None:
+        reading.saw("body", "", "general")
+
+    # The status: a member that holds one; a `code` that mirrors the wire's status is that
+    # status, not a code of the service's.
+    body_status: int | None = None
+    status_at = ""
+    mirrors: set[str] = set()
+    for name in vocab.STATUS_MEMBERS:
+        for pointer, obj in objects:
+            raw = obj.get(name, None)
+            if raw is None:
+                continue
+            status = _valid_status(raw) if name not in ("code", "error_code", "errorCode") or type(raw) is int else None
+            if status is None:
+                continue
+            at = f"{pointer}/{_escape(name)}"
+            if name in ("code", "error_code", "errorCode") and wire_status is not None and status != wire_status:
+                continue  # an integer code beside another status is the service's code (Postmark's 505 at 422)
+            if body_status is None:
+                body_status, status_at = status, at
+            if status == body_status:
+                mirrors.add(at)
+        if body_status is not None and name in ("status", "statusCode", "status_code"):
+            break
+
+    # The code: the first token under a code name, not the status's mirror.
+    code: str | None = None
+    code_at = ""
+    candidates: list[tuple[str, str]] = []
+    for name in vocab.CODE_MEMBERS:
+        for pointer, obj in objects:
+            if name not in obj:
+                continue
+            at = f"{pointer}/{_escape(name)}"
+            if at in mirrors:
+                continue
+            raw = obj[name]
+            if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
+                continue
+            token = _token(raw)
+            if token is None:
+                continue
+            if type(raw) is int and name in ("id",):
+                continue
+            candidates.append((token, at))
+    # A status member that holds no status is the service's code (`"statusCode": "23505"`,
+    # `"status": "quota_exceeded"`).
+    for name in ("status", "statusCode", "status_code"):
+        for pointer, obj in objects:
+            raw = obj.get(name)
+            if raw is not None and _valid_status(raw) is None and type(raw) is str and raw.lower() not in ("error", "fail", "failed", "failure", "ko", "nok"):
+                token = _token(raw)
+                if token is not None:
+                    candidates.append((token, f"{pointer}/{_escape(name)}"))
+    # `error` as a token (`{"error": "rate_limit_exceeded"}`) is a code; as a sentence, prose.
+    for pointer, obj in objects:
+        raw = obj.get("error")
+        if type(raw) is str and _token(raw) is not None and not raw.isdigit():
+            candidates.append((raw, f"{pointer}/error"))
+    if candidates:
+        code, code_at = candidates[0]
+        found.took("code", code_at)
+
+    # The message.
+    message: str | None = None
+    message_at = ""
+    for name in (*vocab.MESSAGE_MEMBERS, "error", "errors", "errorMessages", "error_messages"):
+        for pointer, obj in objects:
+            raw = obj.get(name)
+            if type(raw) is list and raw and type(raw[0]) is str:
+                raw, at = raw[0], f"{pointer}/{_escape(name)}/0"
+            else:
+                at = f"{pointer}/{_escape(name)}"
+            if type(raw) is str and raw.strip() and (name != "error" or _token(raw) is None or " " in raw):
+                message, message_at = raw, at
+                break
+        if message is not None:
+            break
+    if message is not None:
+        found.took("detail", message_at)
+        if reading.seen is not None:
+            reading.saw("text", message_at, message)
+
+    # Violations and the parameter.
+    violations, param, param_at = _violations(value, objects, reading)
+    if param is None:
+        got = _first(objects, vocab.PARAM_MEMBERS, _param_value)
+        if got is not None:
+            param, param_at = got
+    if param is not None:
+        found.took("param", param_at)
+    if violations:
+        found.read.add(param_at.split("/")[1] if param_at.count("/") else "")
+
+    # A stated next step.
+    stated: NextStep | None = None
+    for name in vocab.STEP_MEMBERS:
+        got = _first(objects, (name,), lambda v, n: STEP_ALIASES.get(v) if type(v) is str else None)
+        if got is not None:
+            stated = got[0]
+            found.took("next_step", got[1])
+            break
+    retryable = _first(objects, vocab.RETRYABLE_MEMBERS, lambda v, n: v if type(v) is bool else None)
+    if stated is None and retryable is not None:
+        if retryable[0]:
+            stated = _WAIT
+            found.took("next_step", retryable[1])
+        else:
+            reading.no_retry = f"{retryable[1].lstrip('/')}: false"
+            found.took("next_step", retryable[1])
+
+    # The delay in a member.
+    delay: int | None = None
+    delay_at = ""
+    for name, unit in vocab.DELAY_MEMBERS:
+        for pointer, obj in objects:
+            if name in obj:
+                seconds = _delay_value(obj[name], unit, reading)
+                if seconds is not None:
+                    delay, delay_at = seconds, f"{pointer}/{_escape(name)}"
+                    break
+        if delay is not None:
+            break
+
+    # What the code means.
+    fields: dict[str, Any] = {}
+    meaning, meaning_from = _meaning(candidates, message)
+    prose_text = vocab.words(message) if message is not None else ""
+
+    # The status: the wire's, else the body's, else the code's (inferred), else 500.
+    status = reading.http_status_wins(body_status)
+    if status is not None:
+        if wire_status is None:
+            found.took("status", status_at)
+        else:
+            if body_status is not None:
+                found.read.add(status_at.split("/")[1] if status_at.count("/") else "")
+    else:
+        reading.inferred += ("status",)
+        if meaning is not None:
+            status = meaning.status
+            found.evidence.append(("status", f"inferred from {meaning_from}"))
+        else:
+            status = 500
+            reading.notes += ("no status in the general body; 500 assumed",)
+            found.evidence.append(("status", "assumed: nothing states one"))
+    fields["status"] = status
+    fields["grpc_code"] = grpc_code_of(status, reading)
+    if code is not None:
+        fields["code"] = code
+    if message is not None:
+        fields["detail"] = message
+    if param is not None:
+        fields["param"] = param
+    if violations:
+        fields["violations"] = violations
+    return _settle(fields, reading, found, stated, meaning, meaning_from, delay, delay_at, message, prose_text, value)
+
+
+def _meaning(candidates: list[tuple[str, str]], message: str | None) -> tuple[vocab.Meaning | None, str]:
+    """What the first code the vocabulary knows means, and which code it was; else what
+    the message's words mean (weaker: `message` in the name)."""
+    for token, at in candidates:
+        meaning = vocab.meaning_of(vocab.words(token))
+        if meaning is not None:
+            return meaning, f"code {token!r} at {at} ({meaning.name})"
+    if message is not None:
+        meaning = vocab.meaning_of(vocab.words(message))
+        if meaning is not None:
+            return meaning, f"message words ({meaning.name})"
+    return None, ""
+
+
+def _settle(
+    fields: dict[str, Any],
+    reading: Reading,
+    found: _Found,
+    stated: NextStep | None,
+    meaning: vocab.Meaning | None,
+    meaning_from: str,
+    delay: int | None,
+    delay_at: str,
+    prose: str | None,
+    prose_words: str,
+    value: Any,
+) -> Fault:
+    """The next step and the delay, by the precedence of evidence; then the Fault."""
+    by_code: tuple[NextStep, str] | None = None
+    step: NextStep | None = None
+    from_message = meaning_from.startswith("message")
+    if meaning is not None:
+        step = meaning.step
+        if meaning.name == "quota":
+            period = vocab.period_of(" ".join((vocab.words(fields.get("code") or ""), prose_words)))
+            step = period[1] if period is not None else None
+            if period is not None:
+                meaning_from += f", a {period[0]} period"
+    if stated is not None:
+        if step is not None and step != stated:
+            reading.notes += (f"{meaning_from} says {step}; the stated {stated} wins",)
+    elif step is not None and (not from_message or reading.wait is None):
+        by_code = (step, meaning_from)
+        if reading.wait is not None and step is not _WAIT:
+            reading.notes += (f"{reading.wait} says wait; {meaning_from} says {step} and wins",)
+    elif step is not None and from_message and reading.wait is not None and step is not _WAIT:
+        reading.notes += (f"{meaning_from} says {step}; {reading.wait} says wait and wins",)
+
+    # The delay: a member, else the headers (the core's, or a reset header of another
+    # spelling), else the prose.
+    if delay is not None:
+        if reading.delay is not None and reading.delay != delay:
+            reading.notes += (f"{reading.wait} gives {reading.delay} s; the body's {delay_at} gives {delay} s and wins",)
+        fields["retry_after_seconds"] = delay
+        found.took("retry_after_seconds", delay_at)
+    elif reading.delay is None:
+        extra = _reset_header(reading)
+        if extra is not None:
+            reading.delay = extra[0]
+            if reading.wait is None and (by_code is None and stated is None):
+                reading.wait = extra[1]
+            found.evidence.append(("retry_after_seconds", f"header {extra[1]}"))
+        elif prose is not None:
+            said = prose_delay(prose)
+            if said is not None:
+                fields["retry_after_seconds"] = said[0]
+                found.evidence.append(("retry_after_seconds", f"prose {said[1]!r}"))
+    else:
+        found.evidence.append(("retry_after_seconds", f"header {reading.wait}"))
+
+    # A delay beside a move that is no wait is dropped, and noted.
+    final = stated or (by_code[0] if by_code is not None else None)
+    if final is not None and final is not _WAIT and fields.get("retry_after_seconds") is not None:
+        reading.notes += (f"a delay of {fields.pop('retry_after_seconds')} s dropped: the move is {final}",)
+        found.evidence = [e for e in found.evidence if e[0] != "retry_after_seconds"]
+    if final is _WAIT and reading.no_retry is not None and stated is None:
+        pass  # finish turns the code's wait into give_up, and says why
+    if type(value) is dict:
+        extensions = extensions_of(value, found.read, reading)
+        if extensions is not None:
+            fields["extensions"] = extensions
+    fault = reading.finish(fields, stated, by_code=by_code)
+    return _with_evidence(fault, found, stated, by_code)
+
+
+def _with_evidence(fault: Fault, found: _Found, stated: NextStep | None, by_code: tuple[NextStep, str] | None) -> Fault:
+    evidence = list(found.evidence)
+    if not any(fact == "next_step" for fact, _ in evidence):
+        evidence.append(("next_step", fault.origin.next_step))
+    if fault.retry_after_seconds is None:
+        evidence = [e for e in evidence if e[0] != "retry_after_seconds"]
+    order = {"status": 0, "code": 1, "next_step": 2, "retry_after_seconds": 3, "param": 4, "detail": 5}
+    evidence.sort(key=lambda e: order.get(e[0], 9))
+    origin = msgspec.structs.replace(fault.origin, evidence=tuple(evidence))
+    return msgspec.structs.replace(fault, origin=origin)
+
+
+def _param_value(value: Any, name: str) -> str | None:
+    if type(value) is str and value and len(value) <= 256 and " " not in value.strip():
+        if name == "pointer" or value.startswith(("/", "#/")):
+            if name in ("path", "location") and not value.startswith("#"):
+                return None  # a URL path, not a field
+            field = pointer_to_field(value if value.startswith("#") else "#" + value)
+            return field or None
+        if name in ("path", "location", "source") and ("/" in value or value.startswith("http")):
+            return None
+        return value
+    if type(value) is list and value and all(type(p) is str or type(p) is int for p in value):
+        parts = [str(p) for p in value if p not in ("body", "query", "path", "header")]
+        return ".".join(parts) or None
+    if type(value) is dict and name == "source":
+        for inner in ("pointer", "parameter", "field"):
+            got = _param_value(value.get(inner), inner)
+            if got is not None:
+                return got
+    return None
+
+
+def _messages_of(value: Any) -> list[str] | None:
+    if type(value) is str:
+        return [value]
+    if type(value) is list and value and all(type(m) is str for m in value):
+        return value
+    return None
+
+
+def _violations(
+    value: Any, objects: list[tuple[str, dict[str, Any]]], reading: Reading
+) -> tuple[tuple[Violation, ...], str | None, str]:
+    """Field violations: a list of error objects that name fields, or a map keyed by
+    field (`{"errors": {"name": ["has already been taken"]}}`); the first field named,
+    and where."""
+    limit = reading.limits.max_violations
+    for pointer, obj in objects:
+        for name in vocab.LIST_MEMBERS + ("message", "error"):
+            raw = obj.get(name)
+            at = f"{pointer}/{_escape(name)}"
+            if type(raw) is list and raw and all(type(e) is dict for e in raw):
+                out: list[Violation] = []
+                first: tuple[str, str] | None = None
+                for i, entry in enumerate(raw):
+                    got = _first([(f"{at}/{i}", entry)], vocab.PARAM_MEMBERS, _param_value)
+                    if got is None:
+                        continue
+                    if len(out) >= limit:
+                        raise DecodeError(f"more than {limit} violations (Limits.max_violations)")
+                    text = next((entry[m] for m in ("message", "msg", "description", "detail") if type(entry.get(m)) is str), "")
+                    reason = next((entry[m] for m in ("code", "reason", "type") if type(entry.get(m)) is str), None)
+                    out.append(Violation(field=got[0], description=text, reason=reason))
+                    if first is None:
+                        first = got
+                if out and first is not None:
+                    return tuple(out), first[0], first[1]
+            elif type(raw) is dict and raw and name not in ("error",):
+                messages = [(k, _messages_of(v)) for k, v in raw.items()]
+                if all(m is not None for _, m in messages) and all(_field_like(k) for k, _ in messages):
+                    if len(messages) > limit:
+                        raise DecodeError(f"{len(messages)} violations, over the limit of {limit} (Limits.max_violations)")
+                    out = [Violation(field=k, description=d) for k, ms in messages for d in (ms or [""])[:1]]
+                    # The first field that is the request's own (a dotted one names a nested model's).
+                    chosen = next((k for k, _ in messages if "." not in k), messages[0][0])
+                    return tuple(out[:limit]), chosen, f"{at}/{_escape(chosen)}"
+    return (), None, ""
+
+
+def _field_like(name: str) -> bool:
+    return 0 < len(name) <= 128 and " " not in name
+
+
+def _delay_value(raw: Any, unit: float, reading: Reading) -> int | None:
+    if type(raw) is bool:
+        return None
+    if type(raw) is str:
+        text = raw.strip()
+        if _NUMERIC.fullmatch(text):
+            raw = float(text)
+        else:
+            said = prose_delay("retry in " + text) if len(text) <= 32 else None
+            if said is not None:
+                return said[0]
+            current = _clock(reading)
+            when = parse_http_date(text, current)
+            return None if when is None else whole(when - current)
+    if type(raw) is int or type(raw) is float:
+        seconds = float(raw) * unit
+        if seconds >= 1e9:
+            return read_retry_after(str(int(seconds)), lambda: _clock(reading))[0]  # an epoch, not a delay
+        if seconds < 0:
+            return None
+        return whole(seconds)
+    return None
+
+
+def _clock(reading: Reading) -> float:
+    """The response's Date when it has one, else the reading's clock."""
+    headers = reading.headers
+    if headers is not None:
+        date = headers.get("date")
+        if date is not None:
+            at = parse_http_date(date)
+            if at is not None:
+                return at
+    now = reading.now
+    if callable(now):
+        return float(now())
+    if now is not None:
+        return float(now)
+    import time
+
+    return time.time()
+
+
+def _reset_header(reading: Reading) -> tuple[int, str] | None:
+    """A rate limit reset the core does not read (no `remaining: 0` beside it, or a
+    spelling of its own), as whole seconds: read only for a 429, where it says when the
+    limit lifts."""
+    headers = reading.headers
+    if headers is None or reading.status != 429:
+        return None
+    for name in _RESET_HEADERS:
+        value = headers.get(name)
+        if value is None or len(value) > 64:
+            continue
+        got = reset_delay(value, lambda: _clock(reading))
+        if got is not None:
+            how = "epoch seconds" if got[1] == "epoch" else got[1]
+            reading.notes += (f"{name} {value.strip()} read as {how}",)
+            return min(got[0], MAX_RETRY_AFTER_SECONDS), name
+    return None
+
+
+# --------------------------------------------------------------------------- text and HTML
+
+
+def _prose_of(body: bytes) -> str:
+    text = body[: _MAX_TEXT * 4].decode("utf-8")
+    if "<" in text[:200] or "<html" in text[:1000].lower():
+        title = _TITLE.search(text)
+        body_text = _TAGS.sub(" ", _SCRIPT.sub(" ", text))
+        text = (title.group(1) + " " if title else "") + body_text
+        text = html.unescape(text)
+    return _SPACE.sub(" ", text).strip()[:_MAX_TEXT]
+
+
+def _prose_says(text: str, status: int) -> bool:
+    """Whether prose says something its status does not: a delay, or another move."""
+    if prose_delay(text) is not None:
+        return True
+    meaning = vocab.meaning_of(vocab.words(text))
+    if meaning is None or meaning.step is None:
+        return False
+    ladder, _ = infer_next_step(code_for_http(status), status)
+    return meaning.step != ladder
+
+
+def _decode_text(body: bytes, reading: Reading) -> Fault:
+    try:
+        text = _prose_of(body)
+    except UnicodeDecodeError:
+        raise DecodeError("the response body is not valid UTF-8") from None
+    found = _Found()
+    status = reading.status if reading.status is not None else 500
+    if reading.status is None:
+        reading.inferred += ("status",)
+        reading.notes += ("no status for the text body; 500 assumed",)
+    if reading.seen is not None:
+        reading.saw("body", "", "general")
+        reading.saw("text", "", text)
+    fields: dict[str, Any] = {"status": status, "grpc_code": grpc_code_of(status, reading)}
+    detail = text if len(text) <= 200 else text[:199] + "…"
+    if detail:
+        fields["detail"] = detail
+        found.evidence.append(("detail", "body text"))
+    meaning = vocab.meaning_of(vocab.words(text))
+    from_where = f"message words ({meaning.name})" if meaning is not None else ""
+    return _settle(fields, reading, found, None, meaning, from_where, None, "", text, vocab.words(text), None)

@@ -340,6 +340,7 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
         if wire_status is None:
             found.took("status", status_at)
         else:
+            found.evidence.append(("status", "the HTTP status line" if reading.dialect == "http" else "the status given with the body"))
             if body_status is not None:
                 found.read.add(status_at.split("/")[1] if status_at.count("/") else "")
     else:
@@ -626,7 +627,9 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
         raise DecodeError("the response body is not valid UTF-8") from None
     found = _Found()
     status = reading.status if reading.status is not None else 500
-    if reading.status is None:
+    if reading.status is not None:
+        found.evidence.append(("status", "the HTTP status line" if reading.dialect == "http" else "the status given with the body"))
+    else:
         reading.inferred += ("status",)
         reading.notes += ("no status for the text body; 500 assumed",)
     if reading.seen is not None:

@@ -225,6 +225,8 @@ _PROSE = re.compile(
 # unit is seconds only right after a retry word.
 _PROSE_BARE = re.compile(r"(?i)\bretry[-_ ]?after\b[\s:=]*(\d{1,9}(?:\.\d{1,6})?)(?![\d.]*\s?[a-z])")
 _WAIT_CONTEXT = re.compile(r"(?i)retry|try again|try later|again|wait|rate|limit|throttl|slow down|available|cool")
+# "timed out after 30 seconds", "failed after 3 attempts": what happened, not when to come back.
+_ELAPSED = re.compile(r"(?i)\b(?:timed? ?out|failed|closed|aborted|expired|stopped|killed|terminated)\b")
 _MAX_PROSE = 4096  # characters of prose read: a delay is stated early, and regexes stay cheap
 
 
@@ -246,10 +248,12 @@ def prose_delay(text: str, cap: int = MAX_RETRY_AFTER_SECONDS) -> tuple[int, str
     text = text[:_MAX_PROSE]
     for m in _PROSE.finditer(text):
         word = m.group(0).split(None, 1)[0].lower()
-        if word in ("in", "for", "within", "after") and not _WAIT_CONTEXT.search(text, 0, m.end()):
+        if word in ("in", "for", "within") and not _WAIT_CONTEXT.search(text, 0, m.end()):
             continue  # "in 5 minutes" about something else: no word of waiting anywhere before it
         amount, unit = float(m.group(1)), m.group(2).lower()
         if unit in ("m", "h") and word in ("in", "for", "within", "after") and not _WAIT_CONTEXT.search(text, 0, m.start()):
+            continue  # "m" and "h" alone are too easily something else
+        if word == "after" and _ELAPSED.search(text, max(0, m.start() - 40), m.start()):
             continue
         phrase = m.group(0)
         # The phrase from its last wait word: "try again in 20s" -> "in 20s" reads as the source says it.

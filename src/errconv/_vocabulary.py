@@ -24,6 +24,7 @@ __all__ = [
     "CODE_MEMBERS",
     "CODE_WORDS",
     "CONTAINERS",
+    "ENTRY_PARAM_MEMBERS",
     "DELAY_MEMBERS",
     "LIST_MEMBERS",
     "MESSAGE_MEMBERS",
@@ -57,7 +58,7 @@ STATUS_MEMBERS = (
 # (no spaces): JavaScript errors serialise `name` ("ValidationError"), and many servers
 # put the error class in `type`; a URI there is RFC 9457's, not a code.
 CODE_MEMBERS = (
-    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_type", "errorType", "type",
+    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_type", "errorType", "error", "type",
     "error_name", "name", "reason", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",
     "error_id", "errorId", "key", "id",
 )  # fmt: skip
@@ -95,9 +96,17 @@ RETRYABLE_MEMBERS = (
 
 # Where the members above nest: `{"error": {...}}`, `{"errors": [{...}]}`, `{"data":
 # {"error": ...}}`, `{"parameters": {"retry_after": 3}}` (Telegram's ResponseParameters).
-CONTAINERS = ("error", "errors", "error_details", "errorDetails", "fault", "Error", "data", "response", "meta", "parameters", "extensions", "details", "body", "result", "info")
+CONTAINERS = (
+    "error", "errors", "error_details", "errorDetails", "fault", "Error", "data", "response", "meta", "parameters",
+    "extensions", "details", "detail", "body", "result", "info", "validationResults",
+)  # fmt: skip
 # Lists of errors (each an object or a string), read as violations when they name fields.
-LIST_MEMBERS = ("errors", "details", "violations", "invalid_params", "invalid-params", "fieldErrors", "field_errors", "validationErrors", "validation_errors", "issues", "problems", "messages")
+LIST_MEMBERS = (
+    "errors", "details", "violations", "invalid_params", "invalid-params", "fieldErrors", "field_errors",
+    "validationErrors", "validation_errors", "validationResults", "issues", "problems", "messages",
+)  # fmt: skip
+# Inside one entry of such a list, `name` is the field (HubSpot's validationResults).
+ENTRY_PARAM_MEMBERS = (*PARAM_MEMBERS, "name", "propertyName")
 
 # --------------------------------------------------------------------------- words of a code
 
@@ -176,9 +185,6 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\bbilling\b|\bsubscription (?:required|expired|inactive|cancell?ed)\b|\bupgrade (?:your |the )?(?:plan|account|subscription)\b|\bplan (?:limit|restriction)\b|\bnot (?:included|available) (?:in|on) (?:your|the) plan\b|\bpaid plan\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "billing"),
     # Storage: freeing space is the caller's business, not the clock's (a 409 or 507).
     _row(r"\b(?:insufficient|not enough|no|out of) (?:\w+ )?(?:space|storage|disk)\b|\b(?:storage|disk|space) (?:\w+ )?(?:full|exceeded|exhausted|limit|quota)\b|\bquota (?:exceeded )?(?:for )?(?:storage|disk)\b", _GIVE_UP, Code.RESOURCE_EXHAUSTED, 507, "out of space"),
-    # A quota for a period: the period decides (see period_of); the row's step is the
-    # default when no period is named, left to the status and the wire.
-    _row(_QUOTA, None, Code.RESOURCE_EXHAUSTED, 429, "quota"),
     # A password that breaks policy is sent as 403 by some identity services: the request
     # can be fixed (another password), which a 403 alone would never say.
     _row(r"\bpassword\b.*\b(?:policy|weak|strength|short|long|complex\w*|requirements?|history|common|breached|pwned|invalid|mismatch)\b|\b(?:weak|invalid) password\b", _FIX, Code.INVALID_ARGUMENT, 400, "password policy"),
@@ -186,7 +192,13 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\b(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence|link|code|otp) (?:has |is |was )?expired\b|\bexpired (?:\w+ )?(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence)\b|\b(?:token|jwt) expired\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "expired credentials"),
     _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
     # Rate limits and throttling: the same call succeeds later.
+    # "Too many new orders; current limit is 50 orders per 10 SECOND", "Exceeded 4 calls per
+    # second": a count per second or minute is a rate, whatever is counted.
+    _row(r"\b(?:calls|requests|queries|operations|orders|messages|attempts|requests? weight)\b (?:per|a|/|every) (?:\d+ )?(?:second|sec|minute|min)s?\b|\btoo many\b.*\bper (?:\d+ )?(?:second|sec|minute|min)s?\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
     _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?requests\b|\brpm\b|\btpm\b|\bqps\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
+    # A quota for a period: the period decides (see period_of); the row's step is the
+    # default when no period is named, left to the status and the wire.
+    _row(_QUOTA, None, Code.RESOURCE_EXHAUSTED, 429, "quota"),
     _row(r"\boverload\w*|\bover ?capacity\b|\bcapacity\b|\b(?:server|service|system|backend|upstream) (?:is )?(?:busy|unavailable|overloaded|down)\b|\btemporar\w* (?:unavailable|error|failure|issue|problem)\b|\bservice unavailable\b|\bunavailable\b|\btry (?:again )?later\b|\bbad gateway\b|\bgateway\b|\bupstream\b|\bbusy\b|\b(?:model|engine) (?:is )?(?:currently )?(?:loading|warming|starting)\b|\bloading\b|\bcold start\b|\bwarming up\b|\bnot ready\b", _WAIT, Code.UNAVAILABLE, 503, "overloaded"),
     _row(r"\bmaintenance\b|\bdown for\b|\bscheduled downtime\b", _WAIT, Code.UNAVAILABLE, 503, "maintenance"),
     _row(r"\btime ?out\b|\btimed out\b|\btimeout\w*|\bdeadline exceeded\b|\btook too long\b", _WAIT, Code.DEADLINE_EXCEEDED, 504, "timeout"),
@@ -194,6 +206,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # fails again, whatever status carried it (a 400 "permission denied" included).
     _row(r"\bforbidden\b|\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\bscope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
     _row(r"\bnot found\b|\bnotfound\b|\bno such\b|\bdoes ?n[o']?t exist\b|\bdoes not exists?\b|\bnon ?existent\b|\bunknown (?:resource|object|user|account|channel|chat|model|repository|repo|project|item|record|id|endpoint|route|path|url)\b|\bno (?:\w+ )?(?:with|for) (?:the )?(?:given |that |this )?(?:id|name)\b|\bgone\b|\b(?:has been |was )?deleted\b|\bno route\b|\bunknown (?:method|action|api)\b", _GIVE_UP, Code.NOT_FOUND, 404, "not found"),
+    # The thing asked for is already under way or done (Postmark's "This DKIM is already
+    # being renewed"): asking again changes nothing, and the request is not wrong.
+    _row(r"\balready (?:being \w+|in progress|underway|under way|running|queued|scheduled|pending|(?:been )?(?:sent|processed|renewed|started|applied|verified|confirmed|completed|done|paid|refunded|captured))\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "already done"),
     # A name already taken: another name fixes the request (as GitHub's already_exists is read).
     _row(r"\balready (?:exists?|taken|in use|registered|used|defined|present|created)\b|\bexists already\b|\bduplicate\w*|\bnot unique\b|\buniqueness\b|\bunique (?:constraint|violation)\b|\bconflicts? with (?:an )?existing\b", _FIX, Code.ALREADY_EXISTS, 409, "already exists"),
     # A record in a state no request changes: closed, locked, archived, cancelled.
@@ -201,6 +216,10 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # A concurrent change: read again, then retry (AIP-194's ABORTED).
     _row(r"\bconflict\w*\b|\bconcurrent (?:modification|update|change)s?\b|\bversion mismatch\b|\bstale\b|\betag\b|\bprecondition failed\b|\bmodified since\b|\bin progress\b|\bbeing (?:processed|updated|modified)\b", _WAIT, Code.ABORTED, 409, "conflict"),
     _row(r"\bnot implemented\b|\bunimplemented\b|\bnot supported\b|\bunsupported (?:method|operation|endpoint|api|version)\b|\bdeprecated\b|\bmethod not allowed\b|\bno longer supported\b", _GIVE_UP, Code.UNIMPLEMENTED, 501, "not implemented"),
+    # A signed request's clock (Binance's -1021 "Timestamp for this request was 1000ms ahead
+    # of the server's time"): re-sign with the right time. Before the credential rows'
+    # words would not help: this names no credential.
+    _row(r"\btimestamp\b.*\b(?:ahead of|behind|outside)\b|\brecv ?window\b|\bclock skew\b", _FIX, Code.INVALID_ARGUMENT, 400, "request clock"),
     # The request itself is wrong: change it.
     _row(r"\binvalid\w*|\bmissing\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
     # A bug on the server's side does not clear with time (AIP-194): give_up, as the ladder says of 500.
@@ -213,6 +232,8 @@ def meaning_of(text: str) -> Meaning | None:
 
     >>> meaning_of(words("RATE_LIMIT_EXCEEDED")).name
     'rate limit'
+    >>> meaning_of(words("monthly usage limit exceeded")).name
+    'quota'
     >>> meaning_of(words("insufficient_quota")).step
     <NextStep.GIVE_UP: 'give_up'>
     >>> meaning_of(words("InvalidApiKey")).name

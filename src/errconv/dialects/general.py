@@ -53,7 +53,7 @@ from ._common import STEP_ALIASES, Reading
 from ._pointer import pointer_to_field
 from ._vendor import extensions_of, grpc_code_of
 
-__all__ = ["FALLBACK", "General"]
+__all__ = ["FALLBACK", "General", "prose_param"]
 
 FALLBACK = 0.5  # below WEAK: whatever any other dialect claims wins
 _WAIT, _FIX, _GIVE_UP = NextStep.WAIT, NextStep.FIX_REQUEST, NextStep.GIVE_UP
@@ -62,6 +62,7 @@ _MAX_DEPTH = 4
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}")
 _NUMERIC = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,9})?")
 _ID_LIKE = re.compile(r"[0-9a-fA-F]{8}-|[0-9a-fA-F]{16,}")
+_ERROR_CLASS = re.compile(r"(?:error|exception|fault)$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$", re.IGNORECASE)
 # Values of a code member that name no error in particular.
 _GENERIC_CODES = frozenset(("error", "errors", "err", "fail", "failed", "failure", "exception", "false", "true", "null", "none", "object", "problem", "invalid"))
 _ERRORISH = frozenset(
@@ -137,7 +138,8 @@ class _Found:
 
     def took(self, fact: str, pointer: str) -> None:
         self.evidence.append((fact, pointer))
-        self.read.add(pointer.split("/", 2)[1] if pointer.count("/") >= 1 and pointer[:1] == "/" else pointer)
+        if pointer[:1] == "/":
+            self.read.add(pointer.split("/", 2)[1])
 
 
 def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -174,9 +176,11 @@ def _escape(name: str) -> str:
 
 
 def _valid_status(value: Any) -> int | None:
+    """An error status (400 to 599), as an integer or three digits; Zoom's `"code": 124`
+    is no HTTP status but the service's code."""
     if type(value) is str and len(value) == 3 and value.isdigit() and value.isascii():
         value = int(value)
-    if type(value) is int and 100 <= value <= 599:
+    if type(value) is int and 400 <= value <= 599:
         return value
     return None
 
@@ -244,6 +248,8 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             raw = obj[name]
             if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
+            if name == "name" and not _ERROR_CLASS.search(raw):
+                continue  # a field's or a resource's name, unless it names an error class
             token = _token(raw)
             if token is None:
                 continue
@@ -259,11 +265,6 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 token = _token(raw)
                 if token is not None:
                     candidates.append((token, f"{pointer}/{_escape(name)}"))
-    # `error` as a token (`{"error": "rate_limit_exceeded"}`) is a code; as a sentence, prose.
-    for pointer, obj in objects:
-        raw = obj.get("error")
-        if type(raw) is str and _token(raw) is not None and not raw.isdigit():
-            candidates.append((raw, f"{pointer}/error"))
     if candidates:
         code, code_at = candidates[0]
         found.took("code", code_at)
@@ -294,6 +295,10 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
         got = _first(objects, vocab.PARAM_MEMBERS, _param_value)
         if got is not None:
             param, param_at = got
+    if param is None and message is not None:
+        named = prose_param(message)
+        if named is not None:
+            param, param_at = named, f"prose {message_at}"
     if param is not None:
         found.took("param", param_at)
     if violations:
@@ -398,11 +403,24 @@ def _settle(
     from_message = meaning_from.startswith("message")
     if meaning is not None:
         step = meaning.step
-        if meaning.name == "quota":
+        if meaning.name == "rate limit":
+            # A rate limit per day or month is a quota in all but name: no wait within the cap ends it.
             period = vocab.period_of(" ".join((vocab.words(fields.get("code") or ""), prose_words)))
-            step = period[1] if period is not None else None
+            if period is not None and period[0] == "long":
+                step = _GIVE_UP
+                meaning_from += ", a long period"
+        elif meaning.name == "quota":
+            period = vocab.period_of(" ".join((vocab.words(fields.get("code") or ""), prose_words)))
             if period is not None:
+                step = period[1]
                 meaning_from += f", a {period[0]} period"
+            elif fields["status"] == 429 and "status" not in reading.inferred:
+                step = None  # a quota of no stated period sent as 429: the status and the wire decide
+            else:
+                # A quota of no stated period, not sent as a rate limit: an allowance spent
+                # (ElevenLabs' characters), which the clock does not give back.
+                step = _GIVE_UP
+                meaning_from += ", no period named"
     if stated is not None:
         if step is not None and step != stated:
             reading.notes += (f"{meaning_from} says {step}; the stated {stated} wins",)
@@ -506,13 +524,13 @@ def _violations(
                 out: list[Violation] = []
                 first: tuple[str, str] | None = None
                 for i, entry in enumerate(raw):
-                    got = _first([(f"{at}/{i}", entry)], vocab.PARAM_MEMBERS, _param_value)
+                    got = _first([(f"{at}/{i}", entry)], vocab.ENTRY_PARAM_MEMBERS, _param_value)
                     if got is None:
                         continue
                     if len(out) >= limit:
                         raise DecodeError(f"more than {limit} violations (Limits.max_violations)")
                     text = next((entry[m] for m in ("message", "msg", "description", "detail") if type(entry.get(m)) is str), "")
-                    reason = next((entry[m] for m in ("code", "reason", "type") if type(entry.get(m)) is str), None)
+                    reason = next((entry[m] for m in ("code", "reason", "type", "error") if type(entry.get(m)) is str), None)
                     out.append(Violation(field=got[0], description=text, reason=reason))
                     if first is None:
                         first = got
@@ -596,6 +614,38 @@ def _reset_header(reading: Reading) -> tuple[int, str] | None:
     return None
 
 
+# A parameter named in prose: in backticks or quotes beside a word that makes it a field
+# ("Error in `inputs.context`: field required", "The 'TemplateId' associated with this
+# request is not valid"), after "missing field" (serde), or leading a serde message
+# ("inputs: invalid type: map, expected a string").
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*"
+_PROSE_PARAMS = (
+    re.compile(r"`(" + _IDENT + r")`"),
+    re.compile(r"(?i)\b(?:missing|unknown|invalid|required|duplicate) (?:field|parameter|param|property|argument|attribute|key)s?:? [`'\"]?(" + _IDENT + r")"),
+    re.compile(r"(?i)\b(?:field|parameter|param|property|argument|attribute) [`'\"](" + _IDENT + r")[`'\"]"),
+    re.compile(r"(?i)[`'\"](" + _IDENT + r")[`'\"] (?:associated|is (?:required|missing|invalid|not valid)|must|field|parameter|param|property|should)\b"),
+    re.compile(r"(?:^|: )(" + _IDENT + r"): (?:invalid (?:type|value|length)|missing field|unknown variant|expected)\b"),
+)
+
+
+def prose_param(text: str) -> str | None:
+    """The request parameter a message names outright, or None.
+
+    >>> prose_param("Error in `inputs.context`: field required")
+    'inputs.context'
+    >>> prose_param("The 'TemplateId' associated with this request is not valid or was not found.")
+    'TemplateId'
+    >>> prose_param("Could not find a field named NON_EXISTING") is None
+    True
+    """
+    text = text[:1024]
+    for pattern in _PROSE_PARAMS:
+        m = pattern.search(text)
+        if m is not None:
+            return m.group(1)
+    return None
+
+
 # --------------------------------------------------------------------------- text and HTML
 
 
@@ -611,7 +661,7 @@ def _prose_of(body: bytes) -> str:
 
 def _prose_says(text: str, status: int) -> bool:
     """Whether prose says something its status does not: a delay, or another move."""
-    if prose_delay(text) is not None:
+    if prose_delay(text) is not None or prose_param(text) is not None:
         return True
     meaning = vocab.meaning_of(vocab.words(text))
     if meaning is None or meaning.step is None:
@@ -640,6 +690,10 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
     if detail:
         fields["detail"] = detail
         found.evidence.append(("detail", "body text"))
+    named = prose_param(text)
+    if named is not None:
+        fields["param"] = named
+        found.evidence.append(("param", "prose of the body text"))
     meaning = vocab.meaning_of(vocab.words(text))
     from_where = f"message words ({meaning.name})" if meaning is not None else ""
     return _settle(fields, reading, found, None, meaning, from_where, None, "", text, vocab.words(text), None)

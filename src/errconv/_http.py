@@ -36,7 +36,7 @@ from ._errors import DecodeError, shorten
 from ._fault import Fault, scrubbed
 from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ._negotiate import body_dialect as _body_dialect, negotiate
-from ._retry_after import format_retry_after, parse_http_date, parse_retry_after
+from ._retry_after import format_retry_after, parse_http_date, parse_retry_after, read_retry_after
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
 from .dialects import CERTAIN, Dialect, HttpInfo, best_claim, body_dialects, by_media, claimants, get
@@ -313,10 +313,16 @@ def _signals(headers: Headers, reading: Reading) -> None:
     current = partial(_clock, headers, reading.now)
     retry_after = headers.get("retry-after")
     if retry_after is not None:
-        if retry_after.isdigit() and retry_after.isascii() and len(retry_after) <= 12:  # delay-seconds, as most say
+        if retry_after.isdigit() and retry_after.isascii() and len(retry_after) <= 9:  # delay-seconds, as most say
             seconds: int | None = min(int(retry_after), MAX_RETRY_AFTER_SECONDS)
-        elif _DECIMAL.fullmatch(retry_after):  # "1.5": not RFC 9110's grammar, but azure-core and the SDKs read it
-            seconds = _whole(float(retry_after))
+        elif len(retry_after) <= 64 and (found := read_retry_after(retry_after, current)) is not None:
+            # A fraction ("1.5", which azure-core and the SDKs read), an HTTP-date, or a Unix timestamp.
+            seconds = found[0]
+            if found[1] == "epoch":
+                clock = "its Date header" if headers.get("date") is not None else "the clock"
+                reading.notes += (f"Retry-After {retry_after.strip()} read as a Unix timestamp, measured against {clock}",)
+        elif retry_after.strip().isdigit() and retry_after.isascii():
+            seconds = MAX_RETRY_AFTER_SECONDS  # a number past any timestamp: the longest wait
         else:
             seconds = parse_retry_after(retry_after, now=current)  # calls current() for a date only
         reading.saw("delay:Retry-After", "/headers/retry-after", (retry_after, seconds))

@@ -260,7 +260,7 @@ def prose_delay(text: str, cap: int = MAX_RETRY_AFTER_SECONDS) -> tuple[int, str
         start = max(phrase.lower().rfind(" in "), phrase.lower().rfind(" after "))
         shown = phrase[start + 1 :] if start > 0 else phrase
         return whole(amount * _PROSE_UNITS[unit], cap), shown.strip()
-    m = _PROSE_BARE.search(text)
-    if m is not None:
-        return whole(float(m.group(1)), cap), m.group(0).strip()
+    bare = _PROSE_BARE.search(text)
+    if bare is not None:
+        return whole(float(bare.group(1)), cap), bare.group(0).strip()
     return None

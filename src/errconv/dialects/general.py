@@ -65,10 +65,38 @@ _ID_LIKE = re.compile(r"[0-9a-fA-F]{8}-|[0-9a-fA-F]{16,}")
 _ERROR_CLASS = re.compile(r"(?:error|exception|fault)$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$", re.IGNORECASE)
 # Values of a code member that name no error in particular.
 _GENERIC_CODES = frozenset(("error", "errors", "err", "fail", "failed", "failure", "exception", "false", "true", "null", "none", "object", "problem", "invalid"))
-_ERRORISH = frozenset(
-    (*vocab.STATUS_MEMBERS, *vocab.CODE_MEMBERS, *vocab.MESSAGE_MEMBERS, *vocab.RETRYABLE_MEMBERS, "error", "errors", "fault",
-     *(name for name, _ in vocab.DELAY_MEMBERS))
-) - {"id", "key", "name", "type", "kind", "info", "text", "title", "path", "source"}  # fmt: skip
+
+
+def _looks_like_an_error(obj: dict[str, Any]) -> bool:
+    """Whether a bare JSON object, with no status to go by, is an error body: a member
+    only errors have, an error status, or a code beside a message (a file of settings
+    with a `description` is not one)."""
+    keys = obj.keys()
+    if not keys.isdisjoint(_ERROR_ONLY):
+        return True
+    if any(_valid_status(obj.get(name)) is not None for name in vocab.STATUS_MEMBERS[:12] if name in obj):
+        return True
+    if len(obj) == 1:
+        (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
+        return type(inner) is dict and inner is not obj and _looks_like_an_error_inner(inner)
+    return _looks_like_an_error_inner(obj)
+
+
+def _looks_like_an_error_inner(obj: dict[str, Any]) -> bool:
+    keys = obj.keys()
+    if not keys.isdisjoint(_ERROR_ONLY):
+        return True
+    named = type(obj.get("name")) is str and _ERROR_CLASS.search(obj["name"]) is not None  # PayPal's INSTRUMENT_DECLINED
+    return (named or not keys.isdisjoint(_CODE_NAMES)) and not keys.isdisjoint(_MESSAGE_NAMES)
+
+
+_ERROR_ONLY = frozenset(
+    ("error", "errors", "fault", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_message",
+     "errorMessage", "ErrorMessage", "error_description", "error_type", "errorType", "errorMessages", "exception",
+     *vocab.RETRYABLE_MEMBERS, *(name for name, _ in vocab.DELAY_MEMBERS if name not in ("wait", "backoff", "cooldown"))),
+)  # fmt: skip
+_CODE_NAMES = frozenset(("code", "status", "statusCode", "status_code", "reason", "type"))
+_MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details", "Message"))
 _RESET_HEADERS = (
     "x-ratelimit-reset", "x-rate-limit-reset", "ratelimit-reset", "x-ratelimit-reset-after", "rate-limit-reset",
     "x-ratelimit-retry-after", "x-rate-limit-retry-after-seconds", "x-retry-after",
@@ -97,14 +125,14 @@ class General(Dialect):
         if type(value) is dict:
             if status is not None and status >= 400:
                 return FALLBACK
-            return FALLBACK if not value.keys().isdisjoint(_ERRORISH) else 0.0
+            return FALLBACK if _looks_like_an_error(value) else 0.0
         if type(value) is list:
             if not value or len(value) > 1024:
                 return 0.0
             if status is not None and status >= 400:
                 return FALLBACK
             first = value[0]
-            return FALLBACK if type(first) is dict and not first.keys().isdisjoint(_ERRORISH) else 0.0
+            return FALLBACK if type(first) is dict and _looks_like_an_error(first) else 0.0
         if isinstance(value, (bytes, bytearray)):
             if status is None or status < 400:
                 return 0.0
@@ -470,14 +498,16 @@ def _settle(
 
 def _with_evidence(fault: Fault, found: _Found, stated: NextStep | None, by_code: tuple[NextStep, str] | None) -> Fault:
     evidence = list(found.evidence)
+    origin = fault.origin
+    if origin is None:
+        return fault
     if not any(fact == "next_step" for fact, _ in evidence):
-        evidence.append(("next_step", fault.origin.next_step))
+        evidence.append(("next_step", origin.next_step))
     if fault.retry_after_seconds is None:
         evidence = [e for e in evidence if e[0] != "retry_after_seconds"]
     order = {"status": 0, "code": 1, "next_step": 2, "retry_after_seconds": 3, "param": 4, "detail": 5}
     evidence.sort(key=lambda e: order.get(e[0], 9))
-    origin = msgspec.structs.replace(fault.origin, evidence=tuple(evidence))
-    return msgspec.structs.replace(fault, origin=origin)
+    return msgspec.structs.replace(fault, origin=msgspec.structs.replace(origin, evidence=tuple(evidence)))
 
 
 def _param_value(value: Any, name: str) -> str | None:
@@ -569,7 +599,8 @@ def _delay_value(raw: Any, unit: float, reading: Reading) -> int | None:
     if type(raw) is int or type(raw) is float:
         seconds = float(raw) * unit
         if seconds >= 1e9:
-            return read_retry_after(str(int(seconds)), lambda: _clock(reading))[0]  # an epoch, not a delay
+            epoch = read_retry_after(str(int(seconds)), lambda: _clock(reading))  # an epoch, not a delay
+            return None if epoch is None else epoch[0]
         if seconds < 0:
             return None
         return whole(seconds)

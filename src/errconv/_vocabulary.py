@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .codes import Code, NextStep
+from .codes import REASON_PHRASES, Code, NextStep
 
 __all__ = [
     "CODE_MEMBERS",
@@ -34,6 +34,8 @@ __all__ = [
     "STATUS_MEMBERS",
     "STEP_MEMBERS",
     "Meaning",
+    "is_generic",
+    "status_in_prose",
     "meaning_of",
     "period_of",
     "words",
@@ -245,3 +247,42 @@ def meaning_of(text: str) -> Meaning | None:
         if pattern.search(text):
             return meaning
     return None
+
+
+# A code that only names a status class (`BAD_REQUEST_ERROR`, `not_found`, `Unauthorized`)
+# says no more than the status: the message's words may say more (Razorpay's
+# BAD_REQUEST_ERROR "The id provided does not exist" is a not-found, give_up).
+_GENERIC = frozenset(words(phrase) for status, phrase in REASON_PHRASES.items() if status >= 400) | frozenset(
+    ("invalid request", "request error", "client error", "api error", "server error", "validation error", "bad request error", "not found error")
+)
+_NOISE = re.compile(r"\b(?:error|err|exception|http|e)\b")
+
+
+def is_generic(code: str) -> bool:
+    """Whether a code's words only name a status class.
+
+    >>> is_generic("BAD_REQUEST_ERROR"), is_generic("NotFound"), is_generic("rate_limit_exceeded")
+    (True, True, False)
+    """
+    text = words(code)
+    return text in _GENERIC or " ".join(_NOISE.sub(" ", text).split()) in _GENERIC
+
+
+_STATUS_PROSE = re.compile(r"\s*(?:HTTP\s*)?([45][0-9][0-9])\b[\s:-]*([A-Za-z][A-Za-z -]{2,40})?")
+
+
+def status_in_prose(text: str) -> int | None:
+    """An error status a message opens with, written with its reason phrase ("401
+    Unauthorized", "404: Not Found"); None otherwise (a number alone is no status).
+
+    >>> status_in_prose("401 Unauthorized"), status_in_prose("500 items were skipped")
+    (401, None)
+    """
+    m = _STATUS_PROSE.match(text[:64])
+    if m is None or m.group(2) is None:
+        return None
+    status = int(m.group(1))
+    phrase = REASON_PHRASES.get(status)
+    if phrase is None or not words(m.group(2)).startswith(words(phrase)):
+        return None
+    return status

@@ -78,6 +78,8 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
         return True
     if len(obj) == 1:
         (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
+        if type(inner) is str:
+            return vocab.status_in_prose(inner) is not None  # {"message": "401 Unauthorized"}
         return type(inner) is dict and inner is not obj and _looks_like_an_error_inner(inner)
     return _looks_like_an_error_inner(obj)
 
@@ -317,6 +319,11 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
         if reading.seen is not None:
             reading.saw("text", message_at, message)
 
+    if body_status is None and message is not None and wire_status is None:
+        prose_status = vocab.status_in_prose(message)
+        if prose_status is not None:
+            body_status, status_at = prose_status, f"prose {message_at}"
+
     # Violations and the parameter.
     violations, param, param_at = _violations(value, objects, reading)
     if param is None:
@@ -401,10 +408,22 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
 def _meaning(candidates: list[tuple[str, str]], message: str | None) -> tuple[vocab.Meaning | None, str]:
     """What the first code the vocabulary knows means, and which code it was; else what
     the message's words mean (weaker: `message` in the name)."""
+    generic: tuple[vocab.Meaning, str] | None = None
     for token, at in candidates:
         meaning = vocab.meaning_of(vocab.words(token))
         if meaning is not None:
+            if vocab.is_generic(token):
+                generic = generic or (meaning, f"code {token!r} at {at} ({meaning.name}), a status class only")
+                continue
             return meaning, f"code {token!r} at {at} ({meaning.name})"
+    if message is not None and generic is not None:
+        # A code that names only a status class yields to a message that says more; not to
+        # the catch-all "invalid request" words, which say no more than it does.
+        meaning = vocab.meaning_of(vocab.words(message))
+        if meaning is not None and meaning.name != "invalid request":
+            return meaning, f"message words ({meaning.name}), over {generic[1]}"
+    if generic is not None:
+        return generic
     if message is not None:
         meaning = vocab.meaning_of(vocab.words(message))
         if meaning is not None:

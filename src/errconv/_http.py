@@ -511,7 +511,9 @@ _CANDIDATES: dict[tuple[bool, bool, bool], tuple[tuple[Dialect, ...], tuple[Dial
 def strongest_of(candidates: tuple[Dialect, ...], value: Any, raw: bytes, http: HttpInfo | None) -> Dialect | None:
     best, score = None, 0.0
     for dialect in candidates:
-        if score and dialect.ceiling <= score and (http is None or http.media_type in _GENERIC):
+        if score and dialect.ceiling <= score and (
+            http is None or http.media_type in _GENERIC or (http.media_type != dialect.media_type and http.media_type not in dialect.media_types)
+        ):
             continue  # it cannot beat the claim found (the general reader, most often): not asked
         claim = dialect.recognise(value if dialect.form == "json" and value is not _UNPARSED else raw, http)
         if claim > score:

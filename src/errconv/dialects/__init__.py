@@ -241,7 +241,9 @@ def strongest(value: Any, http: HttpInfo | None, candidates: Iterator[Dialect] |
         return best_claim(claimants(candidates, value, http), value, value, http)
     best, score = None, 0.0
     for dialect in candidates:
-        if score and dialect.ceiling <= score and (http is None or http.media_type in _GENERIC_MEDIA):
+        if score and dialect.ceiling <= score and (
+            http is None or http.media_type in _GENERIC_MEDIA or (http.media_type != dialect.media_type and http.media_type not in dialect.media_types)
+        ):
             continue  # it cannot beat the claim found (the general reader, most often): not asked
         claim = dialect.recognise(value, http)
         if claim > score:

@@ -64,13 +64,23 @@ def http(status: int, obj: Any, headers: list[tuple[str, str]] | None = None) ->
         ("DuplicateEntry", "already exists", "fix_request"),
         ("record_locked", "closed or locked", "give_up"),
         ("issue_closed", "closed or locked", "give_up"),
-        ("edit_conflict", "conflict", "wait"),
+        ("edit_conflict", "conflict", "fix_request"),  # re-read, then send a request that fits
+        ("operation_in_progress", "in progress", "wait"),
+        ("BudgetExceeded", "billing", "give_up"),
+        ("INTERNAL_ERROR", "internal error", "None"),  # the status decides
         ("PasswordPolicyViolation", "password policy", "fix_request"),
     ],
 )
 def test_the_code_vocabulary(code: str, row: str, step: str) -> None:
     meaning = vocab.meaning_of(vocab.words(code))
     assert meaning is not None and (meaning.name, str(meaning.step)) == (row, step), (code, meaning)
+
+
+def test_time_members_and_jsend() -> None:
+    assert http(429, {"message": "later", "retry_at": "2027-01-15T08:01:00Z"}).retry_after_seconds == 60
+    assert http(429, {"message": "later", "reset_at": 1_800_000_005}).retry_after_seconds == 5
+    fault = http(400, {"status": "fail", "data": {"title": "A title is required"}})
+    assert (fault.param, fault.next_step) == ("title", "fix_request")
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ __all__ = [
     "format_retry_after",
     "parse_http_date",
     "parse_retry_after",
+    "parse_timestamp",
     "prose_delay",
     "read_retry_after",
     "reset_delay",
@@ -264,3 +265,28 @@ def prose_delay(text: str, cap: int = MAX_RETRY_AFTER_SECONDS) -> tuple[int, str
     if bare is not None:
         return whole(float(bare.group(1)), cap), bare.group(0).strip()
     return None
+
+
+_RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(\.\d{1,9})?(Z|z|[+-]\d\d:?\d\d)")
+
+
+def parse_timestamp(value: str, now: float | None = None) -> float | None:
+    """Seconds since the epoch for an RFC 3339 timestamp (`2027-01-15T08:00:30Z`) or an
+    HTTP-date, else None.
+
+    >>> parse_timestamp("2027-01-15T08:00:30Z")
+    1800000030.0
+    """
+    text = value.strip()
+    m = _RFC3339.fullmatch(text)
+    if m is None:
+        return parse_http_date(text, now)
+    year, month, day, hh, mm, ss = (int(g) for g in m.groups()[:6])
+    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(max(year, 1), month)[1] and hh <= 23 and mm <= 59 and ss <= 60 and year >= 1):
+        return None
+    at = float(calendar.timegm((year, month, day, hh, mm, min(ss, 59), 0, 0, 0))) + float(m.group(7) or 0)
+    zone = m.group(8)
+    if zone not in ("Z", "z"):
+        digits = zone[1:].replace(":", "")
+        at -= (1 if zone[0] == "+" else -1) * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    return at

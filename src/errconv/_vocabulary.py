@@ -86,6 +86,9 @@ DELAY_MEMBERS: tuple[tuple[str, float], ...] = (
     ("retry_delay", 1.0), ("retryDelay", 1.0), ("wait_seconds", 1.0), ("waitSeconds", 1.0), ("wait", 1.0),
     ("estimated_time", 1.0), ("estimatedTime", 1.0), ("cooldown", 1.0), ("backoff", 1.0), ("backoff_seconds", 1.0),
     ("reset_after", 1.0), ("resetAfter", 1.0), ("seconds_until_reset", 1.0), ("secondsUntilReset", 1.0),
+    # When to come back, as a time: epoch seconds (or milliseconds), an RFC 3339 or an HTTP date.
+    ("retry_at", 1.0), ("retryAt", 1.0), ("reset_at", 1.0), ("resetAt", 1.0), ("resets_at", 1.0),
+    ("available_at", 1.0), ("availableAt", 1.0),
 )  # fmt: skip
 
 # A next step the body states in its own words.
@@ -184,7 +187,7 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # Money first: a spent balance is not refilled by waiting (OpenAI's insufficient_quota
     # is billing too, not a rate limit, though sent as 429).
     _row(r"\binsufficient (?:funds|credits?|balance|quota)\b|\b(?:not enough|no|out of) (?:funds|credits?|balance)\b|\bbalance (?:too low|insufficient|exhausted)|\b(?:credits?|balance) (?:exhausted|depleted|exceeded)\b|\bpayment (?:required|failed|declined|overdue)\b|\bcard declined\b|\bdeclined\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "insufficient funds"),
-    _row(r"\bbilling\b|\bsubscription (?:required|expired|inactive|cancell?ed)\b|\bupgrade (?:your |the )?(?:plan|account|subscription)\b|\bplan (?:limit|restriction)\b|\bnot (?:included|available) (?:in|on) (?:your|the) plan\b|\bpaid plan\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "billing"),
+    _row(r"\bbudget (?:has been |is )?(?:exceeded|reached|exhausted|spent)\b|\bover (?:the |your )?budget\b|\bexceeds? (?:the |your )?(?:\w+ )?budget\b|\bspend(?:ing)? limit\b|\bbilling\b|\bsubscription (?:required|expired|inactive|cancell?ed)\b|\bupgrade (?:your |the )?(?:plan|account|subscription)\b|\bplan (?:limit|restriction)\b|\bnot (?:included|available) (?:in|on) (?:your|the) plan\b|\bpaid plan\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "billing"),
     # Storage: freeing space is the caller's business, not the clock's (a 409 or 507).
     _row(r"\b(?:insufficient|not enough|no|out of) (?:\w+ )?(?:space|storage|disk)\b|\b(?:storage|disk|space) (?:\w+ )?(?:full|exceeded|exhausted|limit|quota)\b|\bquota (?:exceeded )?(?:for )?(?:storage|disk)\b", _GIVE_UP, Code.RESOURCE_EXHAUSTED, 507, "out of space"),
     # A password that breaks policy is sent as 403 by some identity services: the request
@@ -215,8 +218,11 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\balready (?:exists?|taken|in use|registered|used|defined|present|created)\b|\bexists already\b|\bduplicate\w*|\bnot unique\b|\buniqueness\b|\bunique (?:constraint|violation)\b|\bconflicts? with (?:an )?existing\b", _FIX, Code.ALREADY_EXISTS, 409, "already exists"),
     # A record in a state no request changes: closed, locked, archived, cancelled.
     _row(r"\b(?:is |was |has been |already )?(?:closed|locked|archived|frozen|finali[sz]ed|cancell?ed|terminated|expired|completed|immutable|read ?only)\b|\bno longer\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "closed or locked"),
-    # A concurrent change: read again, then retry (AIP-194's ABORTED).
-    _row(r"\bconflict\w*\b|\bconcurrent (?:modification|update|change)s?\b|\bversion mismatch\b|\bstale\b|\betag\b|\bprecondition failed\b|\bmodified since\b|\bin progress\b|\bbeing (?:processed|updated|modified)\b", _WAIT, Code.ABORTED, 409, "conflict"),
+    # Work on the same thing under way: the identical call goes through once it is done.
+    _row(r"\bin progress\b|\bbeing (?:processed|updated|modified|created|deleted)\b|\bnot (?:yet )?(?:ready|finished|complete)\b|\btry again (?:shortly|soon)\b", _WAIT, Code.ABORTED, 409, "in progress"),
+    # A conflict with the resource's state (a stale version, an etag, a rival edit): the
+    # identical call fails again; the caller re-reads and sends a request that fits.
+    _row(r"\bconflict\w*\b|\bconcurrent (?:modification|update|change)s?\b|\bversion mismatch\b|\bstale\b|\betag\b|\bprecondition failed\b|\bmodified since\b", _FIX, Code.ABORTED, 409, "conflict"),
     _row(r"\bnot implemented\b|\bunimplemented\b|\bnot supported\b|\bunsupported (?:method|operation|endpoint|api|version)\b|\bdeprecated\b|\bmethod not allowed\b|\bno longer supported\b", _GIVE_UP, Code.UNIMPLEMENTED, 501, "not implemented"),
     # A signed request's clock (Binance's -1021 "Timestamp for this request was 1000ms ahead
     # of the server's time"): re-sign with the right time. Before the credential rows'
@@ -224,8 +230,10 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\btimestamp\b.*\b(?:ahead of|behind|outside)\b|\brecv ?window\b|\bclock skew\b", _FIX, Code.INVALID_ARGUMENT, 400, "request clock"),
     # The request itself is wrong: change it.
     _row(r"\binvalid\w*|\bmissing\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
-    # A bug on the server's side does not clear with time (AIP-194): give_up, as the ladder says of 500.
-    _row(r"\binternal (?:server )?error\b|\binternal\b|\bunexpected (?:error|exception)\b|\bserver error\b|\bunknown error\b|\bpanic\b|\bexception\b", _GIVE_UP, Code.INTERNAL, 500, "internal error"),
+    # A bug on the server's side: no move of its own. The status decides (500 is give_up,
+    # AIP-194; a 503 that says "internal error" is still unavailable); a body without a
+    # status is taken to be a 500.
+    _row(r"\binternal (?:server )?error\b|\binternal\b|\bunexpected (?:error|exception)\b|\bserver error\b|\bunknown error\b|\bpanic\b|\bexception\b", None, Code.INTERNAL, 500, "internal error"),
 )
 
 

@@ -46,7 +46,7 @@ from .. import _vocabulary as vocab
 from .._errors import DecodeError, shorten
 from .._fault import Fault, Violation
 from .._limits import MAX_RETRY_AFTER_SECONDS
-from .._retry_after import parse_http_date, prose_delay, read_retry_after, reset_delay, whole
+from .._retry_after import parse_http_date, parse_timestamp, prose_delay, read_retry_after, reset_delay, whole
 from ..codes import NextStep, code_for_http, infer_next_step
 from ._base import Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading
@@ -251,7 +251,7 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             raw = obj.get(name, None)
             if raw is None:
                 continue
-            status = _valid_status(raw) if name not in ("code", "error_code", "errorCode") or type(raw) is int else None
+            status = _valid_status(raw)
             if status is None:
                 continue
             at = f"{pointer}/{_escape(name)}"
@@ -566,7 +566,10 @@ def _violations(
     and where."""
     limit = reading.limits.max_violations
     for pointer, obj in objects:
-        for name in vocab.LIST_MEMBERS + ("message", "error"):
+        names: tuple[str, ...] = (*vocab.LIST_MEMBERS, "message", "error")
+        if obj.get("status") == "fail":
+            names += ("data",)  # JSend: a failure's `data` maps each field to what is wrong with it
+        for name in names:
             raw = obj.get(name)
             at = f"{pointer}/{_escape(name)}"
             if type(raw) is list and raw and all(type(e) is dict for e in raw):
@@ -585,7 +588,7 @@ def _violations(
                         first = got
                 if out and first is not None:
                     return tuple(out), first[0], first[1]
-            elif type(raw) is dict and raw and name not in ("error",):
+            elif type(raw) is dict and raw and name != "error":
                 messages = [(k, _messages_of(v)) for k, v in raw.items()]
                 if all(m is not None for _, m in messages) and all(_field_like(k) for k, _ in messages):
                     if len(messages) > limit:
@@ -613,7 +616,7 @@ def _delay_value(raw: Any, unit: float, reading: Reading) -> int | None:
             if said is not None:
                 return said[0]
             current = _clock(reading)
-            when = parse_http_date(text, current)
+            when = parse_timestamp(text, current)
             return None if when is None else whole(when - current)
     if type(raw) is int or type(raw) is float:
         seconds = float(raw) * unit

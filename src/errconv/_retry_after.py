@@ -152,6 +152,7 @@ def format_retry_after(seconds: int) -> str:
 # 31-year wait, and every epoch clock since then is past it.
 _EPOCH_SECONDS = 1_000_000_000
 _EPOCH_MILLIS = 1_000_000_000_000
+_YEAR = 366 * 86400
 _NUMBER = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,9})?")
 
 
@@ -178,10 +179,13 @@ def read_retry_after(value: str, current: Callable[[], float], cap: int = MAX_RE
     text = value.strip()
     if _NUMBER.fullmatch(text):
         number = float(text)
-        if number >= _EPOCH_MILLIS:
-            return whole(number / 1000 - current(), cap), "epoch"
         if number >= _EPOCH_SECONDS:
-            return whole(number - current(), cap), "epoch"
+            # A timestamp only when it is one: within a year of the clock (seconds, or
+            # milliseconds past 10**12). Any other huge number is a delay, and capped.
+            at = number / 1000 if number >= _EPOCH_MILLIS else number
+            now = current()
+            if abs(at - now) <= _YEAR:
+                return whole(at - now, cap), "epoch"
         return whole(number, cap), ("delay" if text.isdigit() else "decimal")
     when = parse_http_date(text, current())
     if when is None:

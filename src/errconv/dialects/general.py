@@ -510,7 +510,18 @@ def _settle(
     if type(value) is dict:
         extensions = extensions_of(value, found.read, reading)
         if extensions is not None:
-            fields["extensions"] = extensions
+            # A member under a name some dialect writes itself (`message`, `details`, `code`)
+            # that held nothing this reader could use: kept, it would clash with that
+            # dialect's own member on the way out. Dropped, and noted, unless empty.
+            from . import reserved_names
+
+            clash = extensions.keys() & reserved_names().keys()
+            for name in sorted(clash):
+                if extensions[name] not in ("", [], {}, None):
+                    reading.notes += (f"member {name!r} ({shorten(extensions[name], 40)}) not kept: no fact in it, and its name is a dialect's own",)
+                del extensions[name]
+            if extensions:
+                fields["extensions"] = extensions
     fault = reading.finish(fields, stated, by_code=by_code)
     return _with_evidence(fault, found, stated, by_code)
 

@@ -60,14 +60,17 @@ STATUS_MEMBERS = (
 # (no spaces): JavaScript errors serialise `name` ("ValidationError"), and many servers
 # put the error class in `type`; a URI there is RFC 9457's, not a code.
 CODE_MEMBERS = (
-    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_type", "errorType", "error", "type",
+    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_type", "errorType", "error",
+    # Dropbox's `error_summary` ("path/not_found/..") is a code written as a path.
+    "error_summary", "type",
     "error_name", "name", "reason", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",
     "error_id", "errorId", "key", "id",
 )  # fmt: skip
 
 # Human prose: kept as the detail, read for a delay, and (weakly) for words.
 MESSAGE_MEMBERS = (
-    "message", "error_description", "errorMessage", "error_message", "ErrorMessage", "Message", "msg", "detail",
+    "message", "error_description", "errorMessage", "error_message", "ErrorMessage", "Message", "msg", "errorSummary",
+    "error_summary", "detail",
     "details", "description", "error_msg", "errorDescription", "title", "reason", "text", "info", "hint",
 )  # fmt: skip
 
@@ -108,10 +111,11 @@ CONTAINERS = (
 # Lists of errors (each an object or a string), read as violations when they name fields.
 LIST_MEMBERS = (
     "errors", "details", "violations", "invalid_params", "invalid-params", "fieldErrors", "field_errors",
-    "validationErrors", "validation_errors", "validationResults", "issues", "problems", "messages",
+    "validationErrors", "validation_errors", "validationResults", "issues", "problems", "messages", "errorCauses",
 )  # fmt: skip
 # Inside one entry of such a list, `name` is the field (HubSpot's validationResults).
-ENTRY_PARAM_MEMBERS = (*PARAM_MEMBERS, "name", "propertyName")
+# Salesforce names them in a list, `fields`: the first is the one at fault.
+ENTRY_PARAM_MEMBERS = (*PARAM_MEMBERS, "name", "propertyName", "fields")
 
 # --------------------------------------------------------------------------- words of a code
 

@@ -550,6 +550,8 @@ def _param_value(value: Any, name: str) -> str | None:
         if name in ("path", "location", "source") and ("/" in value or value.startswith("http")):
             return None
         return value
+    if name == "fields" and type(value) is list and value and type(value[0]) is str:
+        return _param_value(value[0], "field")
     if type(value) is list and value and all(type(p) is str or type(p) is int for p in value):
         parts = [str(p) for p in value if p not in ("body", "query", "path", "header")]
         return ".".join(parts) or None
@@ -562,10 +564,15 @@ def _param_value(value: Any, name: str) -> str | None:
 
 
 def _messages_of(value: Any) -> list[str] | None:
+    """A field's messages: a string, a list of them, or a list of objects that each say
+    what is wrong (Zendesk's `{"description": ..., "error": ...}`)."""
     if type(value) is str:
         return [value]
     if type(value) is list and value and all(type(m) is str for m in value):
         return value
+    if type(value) is list and value and all(type(m) is dict for m in value):
+        texts = [next((m[k] for k in ("description", "message", "msg", "detail") if type(m.get(k)) is str), "") for m in value]
+        return texts if any(texts) else None
     return None
 
 
@@ -576,13 +583,16 @@ def _violations(
     field (`{"errors": {"name": ["has already been taken"]}}`); the first field named,
     and where."""
     limit = reading.limits.max_violations
+    # A top-level array of errors (Salesforce's) is such a list itself.
+    every = (*vocab.LIST_MEMBERS, "message", "error")
+    places: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [("", {"": value}, ("",))] if type(value) is list else []
     for pointer, obj in objects:
-        names: tuple[str, ...] = (*vocab.LIST_MEMBERS, "message", "error")
-        if obj.get("status") == "fail":
-            names += ("data",)  # JSend: a failure's `data` maps each field to what is wrong with it
+        # JSend: a failure's `data` maps each field to what is wrong with it.
+        places.append((pointer, obj, (*every, "data") if obj.get("status") == "fail" else every))
+    for pointer, obj, names in places:
         for name in names:
             raw = obj.get(name)
-            at = f"{pointer}/{_escape(name)}"
+            at = f"{pointer}/{_escape(name)}" if name else ""
             if type(raw) is list and raw and all(type(e) is dict for e in raw):
                 out: list[Violation] = []
                 first: tuple[str, str] | None = None
@@ -593,7 +603,7 @@ def _violations(
                     if len(out) >= limit:
                         raise DecodeError(f"more than {limit} violations (Limits.max_violations)")
                     text = next((entry[m] for m in ("message", "msg", "description", "detail") if type(entry.get(m)) is str), "")
-                    reason = next((entry[m] for m in ("code", "reason", "type", "error") if type(entry.get(m)) is str), None)
+                    reason = next((entry[m] for m in ("code", "reason", "type", "error", "issue") if type(entry.get(m)) is str), None)
                     out.append(Violation(field=got[0], description=text, reason=reason))
                     if first is None:
                         first = got

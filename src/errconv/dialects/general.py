@@ -79,7 +79,8 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
     if len(obj) == 1:
         (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
         if type(inner) is str:
-            return vocab.status_in_prose(inner) is not None  # {"message": "401 Unauthorized"}
+            # {"message": "401 Unauthorized"}, {"message": "Not Found"}: prose of an error
+            return vocab.status_in_prose(inner) is not None or vocab.meaning_of(vocab.words(inner)) is not None
         return type(inner) is dict and inner is not obj and _looks_like_an_error_inner(inner)
     return _looks_like_an_error_inner(obj)
 

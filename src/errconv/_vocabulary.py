@@ -208,7 +208,7 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # A quota for a period: the period decides (see period_of); the row's step is the
     # default when no period is named, left to the status and the wire.
     _row(_QUOTA, None, Code.RESOURCE_EXHAUSTED, 429, "quota"),
-    _row(r"\boverload\w*|\bover ?capacity\b|\bcapacity\b|\b(?:server|service|system|backend|upstream) (?:is )?(?:busy|unavailable|overloaded|down)\b|\btemporar\w* (?:unavailable|error|failure|issue|problem)\b|\bservice unavailable\b|\bunavailable\b|\btry (?:again )?later\b|\bbad gateway\b|\bgateway\b|\bupstream\b|\bbusy\b|\b(?:model|engine) (?:is )?(?:currently )?(?:loading|warming|starting)\b|\bloading\b|\bcold start\b|\bwarming up\b|\bnot ready\b", _WAIT, Code.UNAVAILABLE, 503, "overloaded"),
+    _row(r"\boverload\w*|\bover ?capacity\b|\bcapacity\b|\b(?:server|service|system|backend|upstream) (?:is )?(?:busy|unavailable|overloaded|down)\b|\btemporar\w* (?:unavailable|error|failure|issue|problem)\b|\bservice unavailable\b|\bunavailable\b|\btry (?:again )?later\b|\bbad gateway\b|\bgateway\b|\bupstream\b|\bbusy\b|\b(?:model|engine) (?:is )?(?:currently )?(?:loading|warming|starting)\b|\b(?:is|currently|still) loading\b|\bcold start\b|\bwarming up\b|\bnot ready\b", _WAIT, Code.UNAVAILABLE, 503, "overloaded"),
     _row(r"\bmaintenance\b|\bdown for\b|\bscheduled downtime\b", _WAIT, Code.UNAVAILABLE, 503, "maintenance"),
     _row(r"\btime ?out\b|\btimed out\b|\btimeout\w*|\bdeadline exceeded\b|\btook too long\b", _WAIT, Code.DEADLINE_EXCEEDED, 504, "timeout"),
     # Permission: the caller holds credentials that do not reach this; asking again as-is

@@ -160,12 +160,11 @@ class General(Dialect):
 class _Found:
     """What the walk found, with where (a JSON Pointer) for each fact."""
 
-    __slots__ = ("evidence", "read", "notes")
+    __slots__ = ("evidence", "read")
 
     def __init__(self) -> None:
         self.evidence: list[tuple[str, str]] = []
         self.read: set[str] = set()  # top-level members read
-        self.notes: list[str] = []
 
     def took(self, fact: str, pointer: str) -> None:
         self.evidence.append((fact, pointer))
@@ -337,8 +336,8 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             param, param_at = named, f"prose {message_at}"
     if param is not None:
         found.took("param", param_at)
-    if violations:
-        found.read.add(param_at.split("/")[1] if param_at.count("/") else "")
+    if violations and param_at[:1] == "/":
+        found.read.add(param_at.split("/")[1])
 
     # A stated next step.
     stated: NextStep | None = None

@@ -341,7 +341,11 @@ def test_bare_json_is_claimed_only_when_it_looks_like_an_error() -> None:
     with pytest.raises(errconv.DecodeError, match="no dialect recognises"):
         errconv.decode(b'{"description": "a settings file", "losses": {}}')
     with pytest.raises(errconv.DecodeError, match="cannot tell the dialect"):
-        errconv.decode(b"hello, world")  # text without a status is nobody's
+        errconv.decode(b"hello, world")  # text without a status is nobody's, unless it is an error's prose
+    line = errconv.decode(b"Rate limit exceeded. Retry after 30 seconds")
+    assert (line.origin.dialect, line.status, line.next_step, line.retry_after_seconds) == ("general", 429, "wait", 30)
+    assert "status" in line.origin.inferred
+    assert errconv.decode(b"404 Not Found").status == 404
     assert errconv.decode(b'{"msg": "x", "code": 5000}').origin.dialect == "general"
 
 

@@ -30,8 +30,10 @@ either is marked inferred.
 Claims: it is asked only when no dialect claims a body (its claim, 0.5, is below every
 other dialect's weakest), so a body a dialect reads never pays for it. A bare JSON body
 without a status is claimed only when some member looks like an error's (a status, a
-code, a message); a text body only inside an HTTP response (or with a status), and only
-when its prose says something the status does not (a delay, or another move).
+code, a message); a text body inside an HTTP response (or with a status) only when its
+prose says something the status does not (a delay, or another move), and a bare one
+without a status only when it is one short line of an error's prose ("429 Too Many
+Requests", "Rate limit exceeded, retry after 30 seconds").
 """
 
 from __future__ import annotations
@@ -109,6 +111,7 @@ _SCRIPT = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>")
 _SPACE = re.compile(r"\s+")
 _TITLE = re.compile(r"(?is)<title[^>]*>(.{0,500}?)</title")
 _MAX_TEXT = 4096
+_MAX_BARE_TEXT = 512  # a bare text body read without a status: one line of prose
 
 
 class General(Dialect):
@@ -137,12 +140,16 @@ class General(Dialect):
             first = value[0]
             return FALLBACK if type(first) is dict and _looks_like_an_error(first) else 0.0
         if isinstance(value, (bytes, bytearray)):
-            if status is None or status < 400:
+            if status is not None and status < 400:
                 return 0.0
+            if status is None and (http is not None or len(value) > _MAX_BARE_TEXT or b"\n" in value.strip()):
+                return 0.0  # bare text with no status: only one short line of an error's prose
             try:
                 text = _prose_of(bytes(value))
             except UnicodeDecodeError:
                 return 0.0
+            if status is None:
+                return FALLBACK if _prose_is_an_error(text) else 0.0
             return FALLBACK if _prose_says(text, status) else 0.0
         return 0.0
 
@@ -744,18 +751,37 @@ def _prose_says(text: str, status: int) -> bool:
     return meaning.step != ladder
 
 
+def _prose_is_an_error(text: str) -> bool:
+    """Whether one line of text, with no status to go by, is an error's: it opens with
+    an error status ("429 Too Many Requests"), states a delay, or its words have a move."""
+    if vocab.status_in_prose(text) is not None or prose_delay(text) is not None:
+        return True
+    meaning = vocab.meaning_of(vocab.words(text))
+    return meaning is not None and meaning.step is not None
+
+
 def _decode_text(body: bytes, reading: Reading) -> Fault:
     try:
         text = _prose_of(body)
     except UnicodeDecodeError:
         raise DecodeError("the response body is not valid UTF-8") from None
     found = _Found()
-    status = reading.status if reading.status is not None else 500
-    if reading.status is not None:
+    meaning = vocab.meaning_of(vocab.words(text))
+    status = reading.status
+    if status is not None:
         found.evidence.append(("status", "the HTTP status line" if reading.dialect == "http" else "the status given with the body"))
+    elif (said := vocab.status_in_prose(text)) is not None:
+        status = said
+        found.evidence.append(("status", "prose of the body text"))
     else:
         reading.inferred += ("status",)
-        reading.notes += ("no status for the text body; 500 assumed",)
+        if meaning is not None:
+            status = meaning.status
+            found.evidence.append(("status", f"inferred from message words ({meaning.name})"))
+        else:
+            status = 500
+            reading.notes += ("no status for the text body; 500 assumed",)
+            found.evidence.append(("status", "assumed: nothing states one"))
     if reading.seen is not None:
         reading.saw("body", "", "general")
         reading.saw("text", "", text)
@@ -768,6 +794,5 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
     if named is not None:
         fields["param"] = named
         found.evidence.append(("param", "prose of the body text"))
-    meaning = vocab.meaning_of(vocab.words(text))
     from_where = f"message words ({meaning.name})" if meaning is not None else ""
     return _settle(fields, reading, found, None, meaning, from_where, None, "", text, vocab.words(text), None)

@@ -188,6 +188,9 @@ def test_a_reset_header_on_a_429_without_remaining() -> None:
     assert ("retry_after_seconds", "header x-ratelimit-reset") in fault.origin.evidence
     relative = http(429, {"message": "slow down"}, [("X-Rate-Limit-Reset", "12")])
     assert relative.retry_after_seconds == 12
+    # Whatever reads the body (here none: no body at all), a 429's reset is its delay.
+    empty = errconv.from_http(429, [("RateLimit-Reset", "7")], b"")
+    assert (empty.next_step, empty.retry_after_seconds) == ("wait", 7) and any("read as seconds" in n for n in empty.origin.notes)
     # On another status a reset says nothing about this failure.
     assert http(404, {"message": "no such page"}, [("X-RateLimit-Reset", "12")]).retry_after_seconds is None
 

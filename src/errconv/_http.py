@@ -36,7 +36,7 @@ from ._errors import DecodeError, shorten
 from ._fault import Fault, scrubbed
 from ._limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from ._negotiate import body_dialect as _body_dialect, negotiate
-from ._retry_after import format_retry_after, parse_http_date, parse_retry_after, read_retry_after
+from ._retry_after import format_retry_after, parse_http_date, parse_retry_after, read_retry_after, reset_of_429
 from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
 from .dialects import CERTAIN, Dialect, HttpInfo, best_claim, body_dialects, by_media, claimants, get
@@ -370,6 +370,12 @@ def _signals(headers: Headers, reading: Reading) -> None:
                     reading.wait = "RateLimit"
                     reading.delay = min(int(params["t"].strip()[:12]), MAX_RETRY_AFTER_SECONDS)
                     break
+    if reading.wait is None and reading.status == 429:
+        # A 429 names its limit spent: a reset in any spelling says when, with no `remaining: 0` beside it.
+        found_reset = reset_of_429(headers.get, current)
+        if found_reset is not None:
+            reading.wait, reading.delay = found_reset[2], found_reset[0]
+            reading.notes += (f"{found_reset[2]} {shorten(headers.get(found_reset[2]) or '')} read as {found_reset[1]}",)
     for name, label in (("stripe-should-retry", "Stripe-Should-Retry"), ("x-should-retry", "x-should-retry")):
         should_retry = headers.get(name)
         if should_retry is None:

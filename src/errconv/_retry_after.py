@@ -22,6 +22,7 @@ __all__ = [
     "prose_delay",
     "read_retry_after",
     "reset_delay",
+    "reset_of_429",
     "whole",
 ]
 
@@ -294,3 +295,26 @@ def parse_timestamp(value: str, now: float | None = None) -> float | None:
         digits = zone[1:].replace(":", "")
         at -= (1 if zone[0] == "+" else -1) * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
     return at
+
+
+# The reset headers of rate limiters, each as servers spell it (GitHub and most:
+# X-RateLimit-Reset; Twitter: x-rate-limit-reset; the IETF draft before `RateLimit`:
+# RateLimit-Reset; Discord: X-RateLimit-Reset-After).
+RESET_HEADERS = (
+    "x-ratelimit-reset-after", "x-ratelimit-reset", "x-rate-limit-reset", "ratelimit-reset", "rate-limit-reset",
+    "x-ratelimit-retry-after", "x-rate-limit-retry-after-seconds", "x-retry-after",
+)  # fmt: skip
+
+
+def reset_of_429(get: Callable[[str], str | None], current: Callable[[], float]) -> tuple[int, str, str] | None:
+    """For a 429: the first reset header `get` finds, as whole seconds to wait, how it
+    was read (`epoch seconds`, `seconds`, `date`) and the header's name; None when there
+    is none or none is readable."""
+    for name in RESET_HEADERS:
+        value = get(name)
+        if value is None or len(value) > 64:
+            continue
+        found = reset_delay(value, current)
+        if found is not None:
+            return found[0], ("epoch seconds" if found[1] == "epoch" else found[1]), name
+    return None

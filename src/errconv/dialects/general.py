@@ -47,8 +47,7 @@ import msgspec
 from .. import _vocabulary as vocab
 from .._errors import DecodeError, shorten
 from .._fault import Fault, Violation
-from .._limits import MAX_RETRY_AFTER_SECONDS
-from .._retry_after import parse_http_date, parse_timestamp, prose_delay, read_retry_after, reset_delay, whole
+from .._retry_after import parse_http_date, parse_timestamp, prose_delay, read_retry_after, whole
 from ..codes import NextStep, code_for_http, infer_next_step
 from ._base import Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading
@@ -102,10 +101,6 @@ _ERROR_ONLY = frozenset(
 )  # fmt: skip
 _CODE_NAMES = frozenset(("code", "status", "statusCode", "status_code", "reason", "type"))
 _MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details", "Message"))
-_RESET_HEADERS = (
-    "x-ratelimit-reset", "x-rate-limit-reset", "ratelimit-reset", "x-ratelimit-reset-after", "rate-limit-reset",
-    "x-ratelimit-retry-after", "x-rate-limit-retry-after-seconds", "x-retry-after",
-)  # fmt: skip
 _TAGS = re.compile(r"<[^>]{0,2000}>")
 _SCRIPT = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>")
 _SPACE = re.compile(r"\s+")
@@ -493,13 +488,7 @@ def _settle(
         fields["retry_after_seconds"] = delay
         found.took("retry_after_seconds", delay_at)
     elif reading.delay is None:
-        extra = _reset_header(reading)
-        if extra is not None:
-            reading.delay = extra[0]
-            if reading.wait is None and (by_code is None and stated is None):
-                reading.wait = extra[1]
-            found.evidence.append(("retry_after_seconds", f"header {extra[1]}"))
-        elif prose is not None:
+        if prose is not None:
             said = prose_delay(prose)
             if said is not None:
                 fields["retry_after_seconds"] = said[0]
@@ -674,25 +663,6 @@ def _clock(reading: Reading) -> float:
     import time
 
     return time.time()
-
-
-def _reset_header(reading: Reading) -> tuple[int, str] | None:
-    """A rate limit reset the core does not read (no `remaining: 0` beside it, or a
-    spelling of its own), as whole seconds: read only for a 429, where it says when the
-    limit lifts."""
-    headers = reading.headers
-    if headers is None or reading.status != 429:
-        return None
-    for name in _RESET_HEADERS:
-        value = headers.get(name)
-        if value is None or len(value) > 64:
-            continue
-        got = reset_delay(value, lambda: _clock(reading))
-        if got is not None:
-            how = "epoch seconds" if got[1] == "epoch" else got[1]
-            reading.notes += (f"{name} {value.strip()} read as {how}",)
-            return min(got[0], MAX_RETRY_AFTER_SECONDS), name
-    return None
 
 
 # A parameter named in prose: in backticks or quotes beside a word that makes it a field

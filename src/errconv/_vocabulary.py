@@ -49,7 +49,7 @@ _WAIT, _FIX, _GIVE_UP = NextStep.WAIT, NextStep.FIX_REQUEST, NextStep.GIVE_UP
 # The HTTP status, as an integer or a string of three digits.
 STATUS_MEMBERS = (
     "status", "statusCode", "status_code", "StatusCode", "httpStatus", "http_status", "httpStatusCode",
-    "http_status_code", "httpCode", "http_code", "HTTPStatus", "http",
+    "http_status_code", "httpCode", "http_code", "HTTPStatus", "http", "Status", "statuscode", "HTTPStatusCode",
     # An integer `code` or `error_code` of 100 to 599 is the status more often than not
     # (`{"code": 404, "message": "Not Found"}`, `{"error_code": 429}`); read as a status
     # only when nothing above names one, and kept as the code too.
@@ -90,6 +90,10 @@ DELAY_MEMBERS: tuple[tuple[str, float], ...] = (
     ("estimated_time", 1.0), ("estimatedTime", 1.0), ("cooldown", 1.0), ("backoff", 1.0), ("backoff_seconds", 1.0),
     ("reset_after", 1.0), ("resetAfter", 1.0), ("seconds_until_reset", 1.0), ("secondsUntilReset", 1.0),
     # When to come back, as a time: epoch seconds (or milliseconds), an RFC 3339 or an HTTP date.
+    ("retry_after_secs", 1.0), ("retryAfterSecs", 1.0), ("wait_time", 1.0), ("waitTime", 1.0), ("reset_in", 1.0),
+    ("resetIn", 1.0), ("reset_in_seconds", 1.0), ("time_to_reset", 1.0), ("timeToReset", 1.0),
+    ("retry_in_ms", 0.001), ("retryInMs", 0.001), ("retry_delay_ms", 0.001), ("retryDelayMs", 0.001),
+    ("backoff_ms", 0.001), ("wait_ms", 0.001),
     ("retry_at", 1.0), ("retryAt", 1.0), ("reset_at", 1.0), ("resetAt", 1.0), ("resets_at", 1.0),
     ("available_at", 1.0), ("availableAt", 1.0),
 )  # fmt: skip
@@ -99,7 +103,7 @@ STEP_MEMBERS = ("next_step", "nextStep", "class", "action")
 # Whether the failure is worth retrying: true says wait; false says the same call fails again.
 RETRYABLE_MEMBERS = (
     "retryable", "retriable", "isRetryable", "is_retryable", "isRetriable", "should_retry", "shouldRetry",
-    "transient", "isTransient", "is_transient", "temporary",
+    "transient", "isTransient", "is_transient", "temporary", "can_retry", "canRetry", "is_retriable",
 )  # fmt: skip
 
 # Where the members above nest: `{"error": {...}}`, `{"errors": [{...}]}`, `{"data":
@@ -107,6 +111,8 @@ RETRYABLE_MEMBERS = (
 CONTAINERS = (
     "error", "errors", "error_details", "errorDetails", "fault", "Error", "data", "response", "meta", "parameters",
     "extensions", "details", "detail", "body", "result", "info", "validationResults",
+    # A rate limiter's own block ({"rate_limit": {"retry_after": 3}}).
+    "rate_limit", "ratelimit", "rateLimit", "throttle", "limit",
 )  # fmt: skip
 # Lists of errors (each an object or a string), read as violations when they name fields.
 LIST_MEMBERS = (

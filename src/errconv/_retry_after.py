@@ -230,6 +230,8 @@ _PROSE = re.compile(
 # "Retry-After: 30", "retry after 3", "retry_after=12", "retryAfter 5": a number with no
 # unit is seconds only right after a retry word.
 _PROSE_BARE = re.compile(r"(?i)\bretry[-_ ]?after\b[\s:=]*(\d{1,9}(?:\.\d{1,6})?)(?![\d.]*\s?[a-z])")
+# A Go duration in prose (OpenAI's "Please try again in 6m0s", "in 1h2m3.5s").
+_PROSE_GO = re.compile(r"(?i)\b(?:retry|again|wait|after|in)\s+(?:(\d{1,4})h)?(?:(\d{1,4})m(?!s))?(?:(\d{1,6}(?:\.\d{1,6})?)s)?\b")
 _WAIT_CONTEXT = re.compile(r"(?i)retry|try again|try later|again|wait|rate|limit|throttl|slow down|available|cool")
 # "timed out after 30 seconds", "failed after 3 attempts": what happened, not when to come back.
 _ELAPSED = re.compile(r"(?i)\b(?:timed? ?out|failed|closed|aborted|expired|stopped|killed|terminated)\b")
@@ -248,6 +250,8 @@ def prose_delay(text: str, cap: int = MAX_RETRY_AFTER_SECONDS) -> tuple[int, str
     (1, 'in 600ms')
     >>> prose_delay("Expected available in 49 seconds.")
     (49, 'in 49 seconds')
+    >>> prose_delay("Rate limit reached for requests. Please try again in 6m0s.")
+    (360, 'in 6m0s')
     >>> prose_delay("A file of 20 MB") is None
     True
     """
@@ -266,6 +270,10 @@ def prose_delay(text: str, cap: int = MAX_RETRY_AFTER_SECONDS) -> tuple[int, str
         start = max(phrase.lower().rfind(" in "), phrase.lower().rfind(" after "))
         shown = phrase[start + 1 :] if start > 0 else phrase
         return whole(amount * _PROSE_UNITS[unit], cap), shown.strip()
+    for go in _PROSE_GO.finditer(text):
+        if (go.group(1) or go.group(2)) and _WAIT_CONTEXT.search(text, 0, go.end()):  # "6m0s": the unit rule cannot read it
+            hours, minutes, seconds = (float(go.group(i) or 0) for i in (1, 2, 3))
+            return whole(hours * 3600 + minutes * 60 + seconds, cap), go.group(0).strip()
     bare = _PROSE_BARE.search(text)
     if bare is not None:
         return whole(float(bare.group(1)), cap), bare.group(0).strip()

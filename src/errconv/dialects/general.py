@@ -671,7 +671,8 @@ def _clock(reading: Reading) -> float:
 # ("inputs: invalid type: map, expected a string").
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*"
 _PROSE_PARAMS = (
-    re.compile(r"`(" + _IDENT + r")`"),
+    re.compile(r"(?i)\b(?:in|field|parameter|param|property|argument|attribute|key)\s+`(" + _IDENT + r")`"),
+    re.compile(r"(?i)`(" + _IDENT + r")`(?::| (?:is|are|must|should|field|parameter|param)\b)"),
     re.compile(r"(?i)\b(?:missing|unknown|invalid|required|duplicate) (?:field|parameter|param|property|argument|attribute|key)s?:? [`'\"]?(" + _IDENT + r")"),
     re.compile(r"(?i)\b(?:field|parameter|param|property|argument|attribute) [`'\"](" + _IDENT + r")[`'\"]"),
     re.compile(r"(?i)[`'\"](" + _IDENT + r")[`'\"] (?:associated|is (?:required|missing|invalid|not valid)|must|field|parameter|param|property|should)\b"),
@@ -687,6 +688,8 @@ def prose_param(text: str) -> str | None:
     >>> prose_param("The 'TemplateId' associated with this request is not valid or was not found.")
     'TemplateId'
     >>> prose_param("Could not find a field named NON_EXISTING") is None
+    True
+    >>> prose_param("Unknown model `llama3`") is None  # a value, not a field
     True
     """
     text = text[:1024]

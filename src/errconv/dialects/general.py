@@ -694,10 +694,14 @@ def prose_param(text: str) -> str | None:
     """
     text = text[:1024]
     for pattern in _PROSE_PARAMS:
-        m = pattern.search(text)
-        if m is not None:
-            return m.group(1)
+        for m in pattern.finditer(text):
+            if m.group(1).lower() not in _NOT_NAMES:
+                return m.group(1)
     return None
+
+
+# Words a pattern may catch where a name should be ("unknown field name 'x'").
+_NOT_NAMES = frozenset(("name", "named", "names", "value", "values", "type", "in", "for", "with", "of", "the", "a", "an", "is", "was", "and", "or", "to"))
 
 
 # --------------------------------------------------------------------------- text and HTML

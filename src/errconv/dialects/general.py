@@ -501,8 +501,6 @@ def _settle(
     if final is not None and final is not _WAIT and fields.get("retry_after_seconds") is not None:
         reading.notes += (f"a delay of {fields.pop('retry_after_seconds')} s dropped: the move is {final}",)
         found.evidence = [e for e in found.evidence if e[0] != "retry_after_seconds"]
-    if final is _WAIT and reading.no_retry is not None and stated is None:
-        pass  # finish turns the code's wait into give_up, and says why
     if type(value) is dict:
         extensions = extensions_of(value, found.read, reading)
         if extensions is not None:
@@ -518,11 +516,13 @@ def _settle(
                 del extensions[name]
             if extensions:
                 fields["extensions"] = extensions
-    fault = reading.finish(fields, stated, by_code=by_code)
-    return _with_evidence(fault, found, stated, by_code)
+    # (A wait from the code under `retryable: false`: finish makes it give_up, and says why.)
+    return _with_evidence(reading.finish(fields, stated, by_code=by_code), found)
 
 
-def _with_evidence(fault: Fault, found: _Found, stated: NextStep | None, by_code: tuple[NextStep, str] | None) -> Fault:
+def _with_evidence(fault: Fault, found: _Found) -> Fault:
+    """`fault` with the evidence of each fact in its origin; the next step's is the
+    origin's own account when nothing in the body stated it."""
     evidence = list(found.evidence)
     origin = fault.origin
     if origin is None:

@@ -50,9 +50,11 @@ _WAIT, _FIX, _GIVE_UP = NextStep.WAIT, NextStep.FIX_REQUEST, NextStep.GIVE_UP
 STATUS_MEMBERS = (
     "status", "statusCode", "status_code", "StatusCode", "httpStatus", "http_status", "httpStatusCode",
     "http_status_code", "httpCode", "http_code", "HTTPStatus", "http", "Status", "statuscode", "HTTPStatusCode",
-    # An integer `code` or `error_code` of 100 to 599 is the status more often than not
-    # (`{"code": 404, "message": "Not Found"}`, `{"error_code": 429}`); read as a status
-    # only when nothing above names one, and kept as the code too.
+    # An integer `code` or `error_code` of 400 to 599 is the status more often than not
+    # (`{"code": 404, "message": "Not Found"}`, Telegram's `{"error_code": 429}`): read as
+    # the status when nothing above names one, and then no code (it only mirrors the
+    # status). Beside another status it is the service's code (Postmark's 505 at 422), and
+    # outside 400 to 599 always (Zoom's 124, Binance's -1021).
     "code", "error_code", "errorCode",
 )  # fmt: skip
 
@@ -60,11 +62,19 @@ STATUS_MEMBERS = (
 # (no spaces): JavaScript errors serialise `name` ("ValidationError"), and many servers
 # put the error class in `type`; a URI there is RFC 9457's, not a code.
 CODE_MEMBERS = (
-    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_type", "errorType", "error",
+    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_type", "errorType",
+    # `error` as a token (`{"error": "not_found", "reason": "..."}`, CouchDB's and npm's) is
+    # the code; as a sentence it is the message.
+    "error",
     # Dropbox's `error_summary` ("path/not_found/..") is a code written as a path.
     "error_summary", "type",
+    # `name` only when it names an error class (PayPal's INSTRUMENT_DECLINED, a
+    # JavaScript ValidationError): elsewhere it is a field's or a resource's name.
     "error_name", "name", "reason", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",
-    "error_id", "errorId", "key", "id",
+    "error_id", "errorId",
+    # Heroku's and Coinbase's `id` is the code ("rate_limit", "authentication_error"); an
+    # `id` with digits is a request's or a record's, never read.
+    "id",
 )  # fmt: skip
 
 # Human prose: kept as the detail, read for a delay, and (weakly) for words.
@@ -89,16 +99,18 @@ DELAY_MEMBERS: tuple[tuple[str, float], ...] = (
     ("retry_delay", 1.0), ("retryDelay", 1.0), ("wait_seconds", 1.0), ("waitSeconds", 1.0), ("wait", 1.0),
     ("estimated_time", 1.0), ("estimatedTime", 1.0), ("cooldown", 1.0), ("backoff", 1.0), ("backoff_seconds", 1.0),
     ("reset_after", 1.0), ("resetAfter", 1.0), ("seconds_until_reset", 1.0), ("secondsUntilReset", 1.0),
-    # When to come back, as a time: epoch seconds (or milliseconds), an RFC 3339 or an HTTP date.
     ("retry_after_secs", 1.0), ("retryAfterSecs", 1.0), ("wait_time", 1.0), ("waitTime", 1.0), ("reset_in", 1.0),
     ("resetIn", 1.0), ("reset_in_seconds", 1.0), ("time_to_reset", 1.0), ("timeToReset", 1.0),
     ("retry_in_ms", 0.001), ("retryInMs", 0.001), ("retry_delay_ms", 0.001), ("retryDelayMs", 0.001),
     ("backoff_ms", 0.001), ("wait_ms", 0.001),
+    # When to come back, as a time: epoch seconds (or milliseconds: any number within a
+    # year of the clock once past 10**9 is a time, not a delay), RFC 3339, or an HTTP-date.
     ("retry_at", 1.0), ("retryAt", 1.0), ("reset_at", 1.0), ("resetAt", 1.0), ("resets_at", 1.0),
     ("available_at", 1.0), ("availableAt", 1.0),
 )  # fmt: skip
 
-# A next step the body states in its own words.
+# A next step the body states in its own words (errconv's and seed 000's vocabulary:
+# fix_request, wait, give_up, invalid_request, transient, terminal).
 STEP_MEMBERS = ("next_step", "nextStep", "class", "action")
 # Whether the failure is worth retrying: true says wait; false says the same call fails again.
 RETRYABLE_MEMBERS = (

@@ -56,3 +56,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             f"real-world captures: {score['right']} of {score['stated']} stated facts read right "
             f"({100 * score['right'] / score['stated']:.1f}%), {len(score['services'])} services"
         )
+    realworld_open = sys.modules.get("test_realworld_open")
+    for line in getattr(realworld_open, "SUMMARY", ()):
+        terminalreporter.write_line(line)

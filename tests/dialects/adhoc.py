@@ -27,9 +27,9 @@ UNTELLABLE = {
     # {"detail": "Bad credentials"}: a custom AuthenticationFailed text, no full stop and
     # none of DRF's wording, so FastAPI's shape as well; both read it alike (403, give_up).
     "drf/authentication-failed-bad-credentials-403.json": "fastapi",
-    # {"message": "..."} alone (octokit's mocked 403): nothing GitHub's; problem reads the
+    # {"message": "..."} alone (octokit's mocked 403): nothing GitHub's; the general reader reads the
     # message as the detail, and the Retry-After header gives the wait.
-    "github/secondary-rate-limit-retry-after-60-403.http": "problem",
+    "github/secondary-rate-limit-retry-after-60-403.http": "general",
 }
 
 

@@ -48,7 +48,7 @@ def test_a_list_of_messages() -> None:
 
 def test_a_field_map_is_claimed_only_at_400() -> None:
     assert detected({"amount": ["x"]}, status=400) == "drf"
-    assert detected({"amount": ["x"]}, status=422) == "unrecognised"  # read from the status alone
+    assert detected({"amount": ["x"]}, status=422) == "general"  # the general reader: a map of field to messages
     with pytest.raises(errconv.DecodeError, match="no dialect recognises"):
         errconv.decode(body({"amount": ["x"]}))  # bare, without the status: nothing says it is DRF's
     assert bare({"amount": ["x"]}, status=400).origin.dialect == "drf"
@@ -128,7 +128,7 @@ def test_too_many_violations_is_a_decode_error() -> None:
         ({"detail": "Bad credentials"}, 403, "fastapi"),  # no full stop, no DRF wording: FastAPI's too
         ({"status": 404, "detail": "Not found."}, 404, "problem"),
         ({"title": "x", "detail": "Not found."}, None, "problem"),
-        ({"message": "The given data was invalid.", "errors": {"email": ["The email field is required."]}}, 400, "problem"),  # Laravel
+        ({"message": "The given data was invalid.", "errors": {"email": ["The email field is required."]}}, 400, "general"),  # Laravel: a field map under errors, the general reader's
         ({"errors": [{"status": "400", "title": "Invalid", "source": {"pointer": "/data/attributes/name"}}]}, 400, None),  # JSON:API's shape
         ({"type": ["x"]}, 400, "drf"),  # a serializer field named like a problem member, with DRF's messages
     ],

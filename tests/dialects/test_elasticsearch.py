@@ -74,7 +74,7 @@ def test_the_wire_status_wins() -> None:
         ({"error": {"type": "invalid_request_error", "message": "x"}, "status": 400}, "stripe"),
         # Google: code, message and a status name.
         ({"error": {"code": 404, "message": "Not found", "status": "NOT_FOUND"}}, "google"),
-        ({"error": "Not Found", "status": 404}, "problem"),  # an ad-hoc string, not ES's Exception[...]
+        ({"error": "Not Found", "status": 404}, "general"),  # an ad-hoc string, not ES's Exception[...]
     ],
 )
 def test_elasticsearch_stripe_and_google_are_told_apart(obj: dict[str, Any], want: str) -> None:

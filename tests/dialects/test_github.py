@@ -89,7 +89,7 @@ def test_the_message_prose_is_never_read() -> None:
     [
         (VALIDATION, "github"),
         ({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, "github"),
-        ({"message": "Not Found"}, "problem"),  # a message alone is nobody's in particular
+        ({"message": "Not Found"}, "general"),  # a message alone is nobody's in particular
         ({"type": "https://example.com/probs/x", "title": "x", "status": 404, "detail": "Not Found"}, "problem"),
         ({"status": 403, "detail": "forbidden", "documentation_url": "https://example.com"}, "problem"),  # no message
     ],

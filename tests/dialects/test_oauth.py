@@ -62,7 +62,7 @@ def test_form_bodies_as_servers_write_them() -> None:
 
 
 def test_a_form_body_of_no_known_shape_is_read_from_the_status() -> None:
-    assert response(400, b"%%%&&&==", FORM).origin.body == "unrecognised"
+    assert response(400, b"%%%&&&==", FORM).origin.body == "general"  # a form of no known shape: the general reader
     many = response(400, b"a=1&" * 300, FORM)  # more fields than a form is read for: the body is text
     assert many.origin.body == "vague" and many.next_step == NextStep.FIX_REQUEST
 
@@ -117,9 +117,9 @@ def test_a_body_code_wins_over_the_challenge() -> None:
         ({"error": "authorization_declined", "error_description": "The user has declined authorization"}, "oauth"),
         ({"error": "custom_code", "error_description": "x"}, "oauth"),  # unregistered, but OAuth's members
         ({"ok": False, "error": "invalid_auth"}, "slack"),
-        ({"error": "not_found"}, "problem"),  # a code-shaped word, but neither registered nor described
-        ({"error": "Not found"}, "problem"),  # an ad-hoc sentence
-        ({"error": "Too many requests, try again later"}, "problem"),
+        ({"error": "not_found"}, "general"),  # a code-shaped word, but neither registered nor described
+        ({"error": "Not found"}, "general"),  # an ad-hoc sentence
+        ({"error": "Too many requests, try again later"}, "general"),
         ({"error": "IndexMissingException[[x] missing]", "status": 404}, "elasticsearch"),
         ({"error": {"type": "invalid_request_error", "message": "No such token"}}, "stripe"),
     ],

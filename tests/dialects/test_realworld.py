@@ -99,9 +99,9 @@ SHAPE_ONLY = {
 
 def detected(fault: errconv.Fault) -> str:
     name = fault.origin.body if fault.origin.dialect == "http" else fault.origin.dialect
-    # An ad-hoc body no dialect claims is read by problem's liberal reader (research/dialects.md
-    # section 10, rule 18): what the corpus calls `unknown`.
-    return "unknown" if name in (None, "", "unrecognised", "vague", "problem") else name
+    # An ad-hoc body no dialect claims is read by the general reader (research/dialects.md
+    # section 10, rule 18; problem's liberal reader before it): what the corpus calls `unknown`.
+    return "unknown" if name in (None, "", "unrecognised", "vague", "problem", "general") else name
 
 
 @pytest.mark.parametrize("key, path, entry", [_param(*c) for c in CAPTURES])

@@ -86,9 +86,10 @@ def test_one_precedence_order_settles_equal_claims(upper: Dialect) -> None:
 def test_json_no_dialect_recognises_is_no_problem_body() -> None:
     with pytest.raises(errconv.DecodeError, match=r"no dialect recognises this JSON \(an object with the members 'foo'\)"):
         errconv.decode(b'{"foo": 1}')
+    # Inside an error response, the general reader reads it (issue 19): nothing is dropped.
     fault = errconv.from_http(502, [("Content-Type", "application/json")], b'{"foo": 1}')
-    assert (fault.status, fault.next_step, fault.origin.body) == (502, "wait", "unrecognised")
-    assert fault.extensions == {} and fault.detail == '{"foo": 1}'
+    assert (fault.status, fault.next_step, fault.origin.body) == (502, "wait", "general")
+    assert fault.extensions == {"foo": 1} and fault.detail is None
 
 
 def test_a_bare_body_decodes_with_the_status_the_caller_knows() -> None:

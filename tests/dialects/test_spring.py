@@ -60,8 +60,8 @@ def test_the_wire_status_wins_and_the_difference_is_noted() -> None:
         # Spring 6's ProblemDetail is RFC 9457: problem's.
         ({"type": "about:blank", "title": "Bad Request", "status": 400, "detail": "Validation failure", "instance": "/info"}, "problem"),
         ({"type": "about:blank", "title": "Not Found", "status": 404, "detail": "No static resource x.", "instance": "/x", "timestamp": "2024-01-01T00:00:00Z"}, "problem"),
-        ({"status": 400, "error": "Bad Request", "message": "Validation failed"}, "problem"),  # no timestamp, no path
-        ({"timestamp": "t", "status": "400", "error": "Bad Request", "path": "/x"}, "problem"),  # a string status
+        ({"status": 400, "error": "Bad Request", "message": "Validation failed"}, "general"),  # no timestamp, no path
+        ({"timestamp": "t", "status": "400", "error": "Bad Request", "path": "/x"}, "general"),  # a string status
     ],
 )
 def test_spring_and_problem_are_told_apart(obj: dict[str, Any], want: str) -> None:

@@ -208,7 +208,7 @@ def test_a_code_of_the_wrong_type_is_kept() -> None:
         ({"type": "https://example.com/probs/x", "title": "Not found", "status": 404, "code": "not_found"}, "problem"),
         ({"code": 5, "message": "not found"}, "status-json"),
         ({"error": {"code": "not_found", "message": "m"}}, "connect"),
-        ({"message": "Signature expired"}, "problem"),
+        ({"message": "Signature expired"}, "general"),
     ],
     ids=["twirp", "twirp-meta", "connect", "connect-code-only", "problem", "status-json", "connect-end-stream", "aws-gateway"],
 )

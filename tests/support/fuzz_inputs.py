@@ -91,6 +91,12 @@ def _seeds() -> list[tuple[str, bytes]]:
             path = facts.parent / name
             dialect = entry.get("expected_dialect") or "unknown"
             seeds.append((f"http+{dialect}" if path.suffix == ".http" else dialect, path.read_bytes()))
+    # The general reader's: bodies of services no dialect is for (issue 19's rules half).
+    for facts in sorted((REALWORLD.parent / "realworld_open" / "rules").glob("*/facts.json")):
+        for name, entry in sorted(json.loads(facts.read_text()).items()):
+            path = facts.parent / name
+            dialect = entry.get("expected_dialect") or "general"
+            seeds.append((f"http+{dialect}" if path.suffix == ".http" else dialect, path.read_bytes()))
     return seeds
 
 

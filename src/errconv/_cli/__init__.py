@@ -367,7 +367,7 @@ def _explanation(fault: Fault, dialect: str | None = None) -> dict[str, Any]:
         lost = list(losses(fault, name))
         table.append({"dialect": name, "keeps": [f for f in present if f not in lost], "loses": lost})
     step = str(fault.next_step) if fault.next_step is not None else None
-    return {
+    info = {
         "dialect": dialect,
         "status": fault.status,
         "status_name": reason_phrase(fault.status),
@@ -390,6 +390,11 @@ def _explanation(fault: Fault, dialect: str | None = None) -> dict[str, Any]:
         "notes": list(origin.notes) if origin else [],
         "dialects": table,
     }
+    if origin is not None and origin.evidence:
+        # The general reader's: where each fact came from (before the table, after the notes).
+        info["evidence"] = [{"fact": fact, "from": source} for fact, source in origin.evidence]
+        info["dialects"] = info.pop("dialects")
+    return info
 
 
 def _advice(fault: Fault) -> str:
@@ -440,6 +445,7 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
         if info[label]:
             rows.append((label, info[label]))
     rows.extend(("note", note) for note in info["notes"])
+    rows.extend(("evidence", f"{e['fact']}: {e['from']}") for e in info.get("evidence", ()))
     lines = [f"{label:<13}{value}".rstrip() for label, value in rows]
     lines.append("")
     lines.append(f"what each dialect keeps of the {len(_present(fault))} fields set")

@@ -59,7 +59,10 @@ class Origin(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
       status, a next step from the ladder, a code that is only the name of the gRPC
       code in a status word); `losses()` does not count them;
     - `trace`: with `decode(..., trace=True)`, what the decoder read and where, as
-      `(what, JSON Pointer into the input, raw value)`; lint works from it.
+      `(what, JSON Pointer into the input, raw value)`; lint works from it;
+    - `evidence`: for a body the general reader read, each fact with where it came
+      from, as `(fact, source)`: a JSON Pointer into the body, a header, the prose, or
+      what it was inferred from.
     """
 
     dialect: str | None = None
@@ -68,6 +71,7 @@ class Origin(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     body: str | None = None
     inferred: tuple[str, ...] = ()
     trace: tuple[tuple[str, str, Any], ...] = ()
+    evidence: tuple[tuple[str, str], ...] = ()
 
     @property
     def stated(self) -> bool:

@@ -271,6 +271,10 @@ def strongest(
         return best_claim(claimants(candidates, value, http), value, raw, http)
     best, score = None, 0.0
     for dialect in candidates:
+        if score and dialect.ceiling <= score and (
+            http is None or http.media_type in GENERIC_MEDIA or (http.media_type != dialect.media_type and http.media_type not in dialect.media_types)
+        ):
+            continue  # it cannot beat the claim found (the general reader, most often): not asked
         claim = dialect.recognise(value if dialect.form == "json" else raw, http)
         if claim > score:
             if claim >= CERTAIN:

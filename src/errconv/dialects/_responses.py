@@ -36,7 +36,7 @@ from typing import Any
 from .._model.errors import DecodeError, shorten
 from .._model.fault import Fault, scrubbed
 from .._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
-from .._model.retry_after import format_retry_after, parse_http_date, parse_retry_after
+from .._model.retry_after import format_retry_after, parse_http_date, parse_retry_after, read_retry_after, reset_of_429
 from ..codes import NextStep, code_for_http, reason_phrase
 from ..details import RequestInfo
 from . import GENERIC_MEDIA, Dialect, HttpInfo, body_dialects, by_media, get, strongest
@@ -266,10 +266,16 @@ def _signals(headers: Headers, reading: Reading) -> None:
     current = partial(_clock, headers, reading.now)
     retry_after = headers.get("retry-after")
     if retry_after is not None:
-        if retry_after.isdigit() and retry_after.isascii() and len(retry_after) <= 12:  # delay-seconds, as most say
+        if retry_after.isdigit() and retry_after.isascii() and len(retry_after) <= 9:  # delay-seconds, as most say
             seconds: int | None = min(int(retry_after), MAX_RETRY_AFTER_SECONDS)
-        elif _DECIMAL.fullmatch(retry_after):  # "1.5": not RFC 9110's grammar, but azure-core and the SDKs read it
-            seconds = _whole(float(retry_after))
+        elif len(retry_after) <= 64 and (found := read_retry_after(retry_after, current)) is not None:
+            # A fraction ("1.5", which azure-core and the SDKs read), an HTTP-date, or a Unix timestamp.
+            seconds = found[0]
+            if found[1] == "epoch":
+                clock = "its Date header" if headers.get("date") is not None else "the clock"
+                reading.notes += (f"Retry-After {retry_after.strip()} read as a Unix timestamp, measured against {clock}",)
+        elif retry_after.strip().isdigit() and retry_after.isascii():
+            seconds = MAX_RETRY_AFTER_SECONDS  # a number past any timestamp: the longest wait
         else:
             seconds = parse_retry_after(retry_after, now=current)  # calls current() for a date only
         reading.saw("delay:Retry-After", "/headers/retry-after", (retry_after, seconds))
@@ -317,6 +323,12 @@ def _signals(headers: Headers, reading: Reading) -> None:
                     reading.wait = "RateLimit"
                     reading.delay = min(int(params["t"].strip()[:12]), MAX_RETRY_AFTER_SECONDS)
                     break
+    if reading.wait is None and reading.status == 429:
+        # A 429 names its limit spent: a reset in any spelling says when, with no `remaining: 0` beside it.
+        found_reset = reset_of_429(headers.get, current)
+        if found_reset is not None:
+            reading.wait, reading.delay = found_reset[2], found_reset[0]
+            reading.notes += (f"{found_reset[2]} {shorten(headers.get(found_reset[2]) or '')} read as {found_reset[1]}",)
     for name, label in (("stripe-should-retry", "Stripe-Should-Retry"), ("x-should-retry", "x-should-retry")):
         should_retry = headers.get(name)
         if should_retry is None:

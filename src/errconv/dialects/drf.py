@@ -104,6 +104,10 @@ def _messages(value: Any) -> bool:
     return type(value) is list and bool(value) and all(type(m) is str for m in value)
 
 
+# Member names that wrap an error (GitLab's {"message": {...}}, Hugging Face's {"error": [...]}).
+_ENVELOPES = frozenset(("message", "error", "errors", "detail"))
+
+
 def _is_field_map(value: Any, budget: list[int]) -> bool:
     """A serializer's errors: every value a list of messages, a nested map, or a list of
     nested maps (`{}` for the items that passed); `budget` bounds the walk."""
@@ -181,6 +185,8 @@ class Drf(Dialect):
                 if _wording(detail)[0]:
                     return STRONG
                 return LIKELY if is_sentence(detail) else 0.0
+            if len(value) == 1 and not value.keys().isdisjoint(_ENVELOPES):
+                return 0.0  # {"message": {field: [...]}}, {"error": [...]}: an envelope member, not a serializer's field
             if http is not None and http.status == 400 and _is_field_map(value, [_BUDGET]):
                 return WEAK
             return 0.0

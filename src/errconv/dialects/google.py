@@ -199,7 +199,10 @@ class Google(Dialect):
         if type(details) is list and details and all(type(d) is dict and "@type" in d for d in details):
             return STRONG
         if type(code) is int and (type(inner.get("message")) is str or type(status) is str):
-            return LIKELY
+            # Google's `code` is the HTTP status (APISIX's look-alike: the gRPC code); an
+            # integer that is neither (Postmark's 1101) beside a message alone is another
+            # service's code.
+            return LIKELY if 0 <= code <= 16 or 100 <= code <= 599 or type(status) is str else 0.0
         return 0.0
 
     schema = _Body

@@ -599,6 +599,8 @@ class OData(Dialect):
             return CERTAIN
         if not inner.keys().isdisjoint(_OTHERS) or (code is not None and type(code) is not str):
             return 0.0
+        if "message" not in inner and not (_marked(inner) or _odata_headers(http)):
+            return 0.0  # OData's error requires a message: a code beside other members is another service's
         message = inner.get("message", "")
         if code is None:
             # No code (guidelines require one; azure-core reads a message alone): only with OData's marks.

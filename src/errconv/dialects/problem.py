@@ -53,6 +53,11 @@ OWN_MEMBERS = frozenset(
      "alternatives_truncated", "metadata", "details")
 )  # fmt: skip
 ALIASES = frozenset(("error", "message", "class", "retryable", "retry_after", "invalid-params", "violations"))
+# The members that mark a body as problem's when it has one RFC 9457 member or none.
+_DISTINCT = frozenset(
+    ("next_step", "retry_after_seconds", "grpc_code", "alternatives", "alternatives_truncated", "blocked_by",
+     "unblock_with", "class", "retryable", "retry_after", "invalid-params", "violations")
+)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- violations
@@ -473,7 +478,13 @@ class Problem(Dialect):
         )
         if rfc >= 2:
             return LIKELY
-        if rfc or not value.keys().isdisjoint(OWN_MEMBERS) or not value.keys().isdisjoint(ALIASES):
+        # One member is a claim only when it is RFC 9457's own (a type URI, a title, a
+        # detail, an instance) or errconv's: `code`, `message`, `error`, `errors` and a
+        # lone `status` are every format's, and a body of only those is the general
+        # reader's (research/dialects.md section 10, rule 18).
+        if not value.keys().isdisjoint(_DISTINCT) or any(
+            type(value.get(name)) is str for name in ("title", "detail", "instance")
+        ) or (type(value.get("type")) is str and (":" in value["type"] or "/" in value["type"])):
             return WEAK
         return 0.0
 

@@ -1,0 +1,318 @@
+"""What services errconv has no dialect for call things: the tables the general reader
+(`errconv.dialects.general`) reads a body by, written once, like `codes.py`.
+
+Two kinds of table:
+
+- member names for each fact (status, code, message, parameter, delay, a stated
+  next step) and the containers they nest in, as real services spell them;
+- `CODE_WORDS`: the words of a code (or, more weakly, of a message) mapped to the move
+  a careful engineer makes on them, whatever the status says: a throttle sent as 400
+  is a wait, a 429 whose monthly cap is spent is give_up. `PERIODS` decides a quota:
+  one that refills within the minute is a wait, one that refills tomorrow, next month
+  or on a plan change is give_up.
+
+Every row with a surprise has a comment saying why. Nothing here knows a wire format.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .codes import REASON_PHRASES, Code, NextStep
+
+__all__ = [
+    "CODE_MEMBERS",
+    "CODE_WORDS",
+    "CONTAINERS",
+    "ENTRY_PARAM_MEMBERS",
+    "DELAY_MEMBERS",
+    "LIST_MEMBERS",
+    "MESSAGE_MEMBERS",
+    "PARAM_MEMBERS",
+    "PERIODS",
+    "RETRYABLE_MEMBERS",
+    "STATUS_MEMBERS",
+    "STEP_MEMBERS",
+    "Meaning",
+    "is_generic",
+    "status_in_prose",
+    "meaning_of",
+    "period_of",
+    "words",
+]
+
+_WAIT, _FIX, _GIVE_UP = NextStep.WAIT, NextStep.FIX_REQUEST, NextStep.GIVE_UP
+
+# --------------------------------------------------------------------------- member names
+# Each tuple is in order of trust: the first member found wins.
+
+# The HTTP status, as an integer or a string of three digits.
+STATUS_MEMBERS = (
+    "status", "statusCode", "status_code", "StatusCode", "httpStatus", "http_status", "httpStatusCode",
+    "http_status_code", "httpCode", "http_code", "HTTPStatus", "http", "Status", "statuscode", "HTTPStatusCode",
+    # An integer `code` or `error_code` of 400 to 599 is the status more often than not
+    # (`{"code": 404, "message": "Not Found"}`, Telegram's `{"error_code": 429}`): read as
+    # the status when nothing above names one, and then no code (it only mirrors the
+    # status). Beside another status it is the service's code (Postmark's 505 at 422), and
+    # outside 400 to 599 always (Zoom's 124, Binance's -1021).
+    "code", "error_code", "errorCode",
+)  # fmt: skip
+
+# The service's own machine code. `type`, `name` and `kind` only when they hold a token
+# (no spaces): JavaScript errors serialise `name` ("ValidationError"), and many servers
+# put the error class in `type`; a URI there is RFC 9457's, not a code.
+CODE_MEMBERS = (
+    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_type", "errorType",
+    # `error` as a token (`{"error": "not_found", "reason": "..."}`, CouchDB's and npm's) is
+    # the code; as a sentence it is the message.
+    "error",
+    # Dropbox's `error_summary` ("path/not_found/..") is a code written as a path.
+    "error_summary", "type",
+    # `name` only when it names an error class (PayPal's INSTRUMENT_DECLINED, a
+    # JavaScript ValidationError): elsewhere it is a field's or a resource's name.
+    "error_name", "name", "reason", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",
+    "error_id", "errorId",
+    # Heroku's and Coinbase's `id` is the code ("rate_limit", "authentication_error"); an
+    # `id` with digits is a request's or a record's, never read.
+    "id",
+)  # fmt: skip
+
+# Human prose: kept as the detail, read for a delay, and (weakly) for words.
+MESSAGE_MEMBERS = (
+    "message", "error_description", "errorMessage", "error_message", "ErrorMessage", "Message", "msg", "errorSummary",
+    "error_summary", "detail",
+    "details", "description", "error_msg", "errorDescription", "title", "reason", "text", "info", "hint",
+)  # fmt: skip
+
+# The parameter at fault: a field name, a JSON Pointer, or a path.
+PARAM_MEMBERS = (
+    "param", "parameter", "field", "fieldName", "field_name", "property", "propertyName", "property_name",
+    "attribute", "path", "loc", "location", "pointer", "key", "argument", "arg", "source",
+)  # fmt: skip
+
+# A delay, in seconds unless the name says milliseconds. `estimated_time` is Hugging
+# Face's model loading ("Model is currently loading"), in seconds.
+DELAY_MEMBERS: tuple[tuple[str, float], ...] = (
+    ("retry_after", 1.0), ("retryAfter", 1.0), ("retry_after_seconds", 1.0), ("retryAfterSeconds", 1.0),
+    ("RetryAfter", 1.0), ("retry-after", 1.0), ("retry_in", 1.0), ("retryIn", 1.0), ("retry_in_seconds", 1.0),
+    ("retry_after_ms", 0.001), ("retryAfterMs", 0.001), ("retry_after_millis", 0.001), ("retryAfterMillis", 0.001),
+    ("retry_delay", 1.0), ("retryDelay", 1.0), ("wait_seconds", 1.0), ("waitSeconds", 1.0), ("wait", 1.0),
+    ("estimated_time", 1.0), ("estimatedTime", 1.0), ("cooldown", 1.0), ("backoff", 1.0), ("backoff_seconds", 1.0),
+    ("reset_after", 1.0), ("resetAfter", 1.0), ("seconds_until_reset", 1.0), ("secondsUntilReset", 1.0),
+    ("retry_after_secs", 1.0), ("retryAfterSecs", 1.0), ("wait_time", 1.0), ("waitTime", 1.0), ("reset_in", 1.0),
+    ("resetIn", 1.0), ("reset_in_seconds", 1.0), ("time_to_reset", 1.0), ("timeToReset", 1.0),
+    ("retry_in_ms", 0.001), ("retryInMs", 0.001), ("retry_delay_ms", 0.001), ("retryDelayMs", 0.001),
+    ("backoff_ms", 0.001), ("wait_ms", 0.001),
+    # When to come back, as a time: epoch seconds (or milliseconds: any number within a
+    # year of the clock once past 10**9 is a time, not a delay), RFC 3339, or an HTTP-date.
+    ("retry_at", 1.0), ("retryAt", 1.0), ("reset_at", 1.0), ("resetAt", 1.0), ("resets_at", 1.0),
+    ("available_at", 1.0), ("availableAt", 1.0),
+)  # fmt: skip
+
+# A next step the body states in its own words (errconv's and seed 000's vocabulary:
+# fix_request, wait, give_up, invalid_request, transient, terminal).
+STEP_MEMBERS = ("next_step", "nextStep", "class", "action")
+# Whether the failure is worth retrying: true says wait; false says the same call fails again.
+RETRYABLE_MEMBERS = (
+    "retryable", "retriable", "isRetryable", "is_retryable", "isRetriable", "should_retry", "shouldRetry",
+    "transient", "isTransient", "is_transient", "temporary", "can_retry", "canRetry", "is_retriable",
+)  # fmt: skip
+
+# Where the members above nest: `{"error": {...}}`, `{"errors": [{...}]}`, `{"data":
+# {"error": ...}}`, `{"parameters": {"retry_after": 3}}` (Telegram's ResponseParameters).
+CONTAINERS = (
+    "error", "errors", "error_details", "errorDetails", "fault", "Error", "data", "response", "meta", "parameters",
+    "extensions", "details", "detail", "body", "result", "info", "validationResults",
+    # A rate limiter's own block ({"rate_limit": {"retry_after": 3}}).
+    "rate_limit", "ratelimit", "rateLimit", "throttle", "limit",
+)  # fmt: skip
+# Lists of errors (each an object or a string), read as violations when they name fields.
+LIST_MEMBERS = (
+    "errors", "details", "violations", "invalid_params", "invalid-params", "fieldErrors", "field_errors",
+    "validationErrors", "validation_errors", "validationResults", "issues", "problems", "messages", "errorCauses",
+)  # fmt: skip
+# Inside one entry of such a list, `name` is the field (HubSpot's validationResults).
+# Salesforce names them in a list, `fields`: the first is the one at fault.
+ENTRY_PARAM_MEMBERS = (*PARAM_MEMBERS, "name", "propertyName", "fields")
+
+# --------------------------------------------------------------------------- words of a code
+
+
+def words(text: str) -> str:
+    """A code or a message as lower-case words separated by single spaces:
+    `rateLimitExceeded`, `RATE_LIMIT_EXCEEDED` and `rate-limit exceeded` all give
+    `rate limit exceeded`.
+
+    >>> words("ERR_InsufficientFunds.Account")
+    'err insufficient funds account'
+    """
+    text = _CAMEL.sub(r"\1 \2", text[:512])
+    text = _ACRONYM.sub(r"\1 \2", text)
+    return " ".join(_NON_WORD.split(text.lower())).strip()
+
+
+_CAMEL = re.compile(r"([a-z0-9])([A-Z])")
+_ACRONYM = re.compile(r"([A-Z])([A-Z][a-z])")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+class Meaning:
+    """What a code's words mean: the move, the gRPC code, the HTTP status a body that
+    states none is taken to have, and the row's name (for notes and explain)."""
+
+    __slots__ = ("step", "grpc", "status", "name")
+
+    def __init__(self, step: NextStep | None, grpc: Code, status: int, name: str) -> None:
+        self.step = step
+        self.grpc = grpc
+        self.status = status
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Meaning({self.name}: {self.step})"
+
+
+def _row(pattern: str, step: NextStep | None, grpc: Code, status: int, name: str) -> tuple[re.Pattern[str], Meaning]:
+    return re.compile(pattern), Meaning(step, grpc, status, name)
+
+
+# The periods a quota refills over. A quota for a long period is give_up: the same call
+# fails until tomorrow, next month or a plan change, longer than any caller sleeps
+# (MAX_RETRY_AFTER_SECONDS is a day, and a daily cap spent at noon outlasts the day).
+PERIODS: tuple[tuple[re.Pattern[str], str, NextStep], ...] = (
+    (re.compile(r"\b(?:per |a |each |every |1 )?(?:second|sec|minute|min|hour|hr)s?\b|\b(?:secondly|minutely|hourly|rpm|rps|tpm|qps|burst|concurren\w*)\b"), "short", _WAIT),
+    (re.compile(r"\b(?:per |a |each |every )?(?:day|month|year|week)s?\b|\b(?:daily|monthly|yearly|annual|annually|weekly|billing (?:period|cycle))\b"), "long", _GIVE_UP),
+    # A cap tied to the plan or the account, not to time: nothing refills it.
+    (re.compile(r"\b(?:plan|tier|subscription|free|trial|account|lifetime|total|credits?|upgrade)\b"), "plan", _GIVE_UP),
+)
+
+
+def period_of(text: str) -> tuple[str, NextStep] | None:
+    """The period a quota's words (code and message, as `words` gives them) name, and
+    the move it means; None when they name none. A long period outranks a short one
+    named beside it ("100 per minute, 1000 per day": the day is what ran out only if it
+    says so, but waiting a minute cannot be promised either)."""
+    found = None
+    for pattern, name, step in PERIODS:
+        if pattern.search(text):
+            found = (name, step)
+    return found
+
+
+_QUOTA = r"\b(?:quota|usage (?:cap|limit)|cap (?:reached|exceeded|hit)|(?:monthly|daily|yearly|annual|weekly) (?:limit|cap|allowance)|(?:limit|allowance) (?:reached|exceeded|hit)|exceeded (?:the |your )?(?:\w+ )?(?:limit|allowance)|out of (?:quota|credits|requests))"
+
+# Each row: a pattern over `words()` of a code, the move, the gRPC code, the status a
+# body without one is taken to have, and a name. The first row that matches wins, so
+# the narrow rows come before the wide ones ("invalid api key" is a credential, not a
+# bad parameter; "insufficient quota" is billing, not a rate limit).
+CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
+    # Money first: a spent balance is not refilled by waiting (OpenAI's insufficient_quota
+    # is billing too, not a rate limit, though sent as 429).
+    _row(r"\binsufficient (?:funds|credits?|balance|quota)\b|\b(?:not enough|no|out of) (?:funds|credits?|balance)\b|\bbalance (?:too low|insufficient|exhausted)|\b(?:credits?|balance) (?:exhausted|depleted|exceeded)\b|\bpayment (?:required|failed|declined|overdue)\b|\bcard declined\b|\bdeclined\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "insufficient funds"),
+    _row(r"\bbudget (?:has been |is )?(?:exceeded|reached|exhausted|spent)\b|\bover (?:the |your )?budget\b|\bexceeds? (?:the |your )?(?:\w+ )?budget\b|\bspend(?:ing)? limit\b|\bbilling\b|\bsubscription (?:required|expired|inactive|cancell?ed)\b|\bupgrade (?:your |the )?(?:plan|account|subscription)\b|\bplan (?:limit|restriction)\b|\bnot (?:included|available) (?:in|on) (?:your|the) plan\b|\bpaid plan\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "billing"),
+    # Storage: freeing space is the caller's business, not the clock's (a 409 or 507).
+    _row(r"\b(?:insufficient|not enough|no|out of) (?:\w+ )?(?:space|storage|disk)\b|\b(?:storage|disk|space) (?:\w+ )?(?:full|exceeded|exhausted|limit|quota)\b|\bquota (?:exceeded )?(?:for )?(?:storage|disk)\b", _GIVE_UP, Code.RESOURCE_EXHAUSTED, 507, "out of space"),
+    # A password that breaks policy is sent as 403 by some identity services: the request
+    # can be fixed (another password), which a 403 alone would never say.
+    _row(r"\bpassword\b.*\b(?:policy|weak|strength|short|long|complex\w*|requirements?|history|common|breached|pwned|invalid|mismatch)\b|\b(?:weak|invalid) password\b", _FIX, Code.INVALID_ARGUMENT, 400, "password policy"),
+    # Credentials: an agent cannot mint a new key, so every one of these is give_up.
+    _row(r"\b(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence|link|code|otp) (?:has |is |was )?expired\b|\bexpired (?:\w+ )?(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence)\b|\b(?:token|jwt) expired\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "expired credentials"),
+    _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
+    # Rate limits and throttling: the same call succeeds later.
+    # "Too many new orders; current limit is 50 orders per 10 SECOND", "Exceeded 4 calls per
+    # second": a count per second or minute is a rate, whatever is counted.
+    _row(r"\b(?:calls|requests|queries|operations|orders|messages|attempts|requests? weight)\b (?:per|a|/|every) (?:\d+ )?(?:second|sec|minute|min)s?\b|\btoo many\b.*\bper (?:\d+ )?(?:second|sec|minute|min)s?\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
+    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?requests\b|\brpm\b|\btpm\b|\bqps\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
+    # A quota for a period: the period decides (see period_of); the row's step is the
+    # default when no period is named, left to the status and the wire.
+    _row(_QUOTA, None, Code.RESOURCE_EXHAUSTED, 429, "quota"),
+    _row(r"\boverload\w*|\bover ?capacity\b|\bcapacity\b|\b(?:server|service|system|backend|upstream) (?:is )?(?:busy|unavailable|overloaded|down)\b|\btemporar\w* (?:unavailable|error|failure|issue|problem)\b|\bservice unavailable\b|\bunavailable\b|\btry (?:again )?later\b|\bbad gateway\b|\bgateway\b|\bupstream\b|\bbusy\b|\b(?:model|engine) (?:is )?(?:currently )?(?:loading|warming|starting)\b|\b(?:is|currently|still) loading\b|\bcold start\b|\bwarming up\b|\bnot ready\b", _WAIT, Code.UNAVAILABLE, 503, "overloaded"),
+    _row(r"\bmaintenance\b|\bdown for\b|\bscheduled downtime\b", _WAIT, Code.UNAVAILABLE, 503, "maintenance"),
+    _row(r"\btime ?out\b|\btimed out\b|\btimeout\w*|\bdeadline exceeded\b|\btook too long\b", _WAIT, Code.DEADLINE_EXCEEDED, 504, "timeout"),
+    # Permission: the caller holds credentials that do not reach this; asking again as-is
+    # fails again, whatever status carried it (a 400 "permission denied" included).
+    _row(r"\bforbidden\b|\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\bscope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
+    _row(r"\bnot found\b|\bnotfound\b|\bno such\b|\bdoes ?n[o']?t exist\b|\bdoes not exists?\b|\bnon ?existent\b|\bunknown (?:resource|object|user|account|channel|chat|model|repository|repo|project|item|record|id|endpoint|route|path|url)\b|\bno (?:\w+ )?(?:with|for) (?:the )?(?:given |that |this )?(?:id|name)\b|\bgone\b|\b(?:has been |was )?deleted\b|\bno route\b|\bunknown (?:method|action|api)\b", _GIVE_UP, Code.NOT_FOUND, 404, "not found"),
+    # The thing asked for is already under way or done (Postmark's "This DKIM is already
+    # being renewed"): asking again changes nothing, and the request is not wrong.
+    _row(r"\balready (?:being \w+|in progress|underway|under way|running|queued|scheduled|pending|(?:been )?(?:sent|processed|renewed|started|applied|verified|confirmed|completed|done|paid|refunded|captured))\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "already done"),
+    # A name already taken: another name fixes the request (as GitHub's already_exists is read).
+    _row(r"\balready (?:exists?|taken|in use|registered|used|defined|present|created)\b|\bexists already\b|\bduplicate\w*|\bnot unique\b|\buniqueness\b|\bunique (?:constraint|violation)\b|\bconflicts? with (?:an )?existing\b", _FIX, Code.ALREADY_EXISTS, 409, "already exists"),
+    # A record in a state no request changes: closed, locked, archived, cancelled.
+    _row(r"\b(?:is |was |has been |already )?(?:closed|locked|archived|frozen|finali[sz]ed|cancell?ed|terminated|expired|completed|immutable|read ?only)\b|\bno longer\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "closed or locked"),
+    # Work on the same thing under way: the identical call goes through once it is done.
+    _row(r"\bin progress\b|\bbeing (?:processed|updated|modified|created|deleted)\b|\bnot (?:yet )?(?:ready|finished|complete)\b|\btry again (?:shortly|soon)\b", _WAIT, Code.ABORTED, 409, "in progress"),
+    # A conflict with the resource's state (a stale version, an etag, a rival edit): the
+    # identical call fails again; the caller re-reads and sends a request that fits.
+    _row(r"\bconflict\w*\b|\bconcurrent (?:modification|update|change)s?\b|\bversion mismatch\b|\bstale\b|\betag\b|\bprecondition failed\b|\bmodified since\b", _FIX, Code.ABORTED, 409, "conflict"),
+    _row(r"\bnot implemented\b|\bunimplemented\b|\bnot supported\b|\bunsupported (?:method|operation|endpoint|api|version)\b|\bdeprecated\b|\bmethod not allowed\b|\bno longer supported\b", _GIVE_UP, Code.UNIMPLEMENTED, 501, "not implemented"),
+    # A signed request's clock (Binance's -1021 "Timestamp for this request was 1000ms ahead
+    # of the server's time"): re-sign with the right time. Before the credential rows'
+    # words would not help: this names no credential.
+    _row(r"\btimestamp\b.*\b(?:ahead of|behind|outside)\b|\brecv ?window\b|\bclock skew\b", _FIX, Code.INVALID_ARGUMENT, 400, "request clock"),
+    # The request itself is wrong: change it.
+    _row(r"\binvalid\w*|\bmissing\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
+    # A bug on the server's side: no move of its own. The status decides (500 is give_up,
+    # AIP-194; a 503 that says "internal error" is still unavailable); a body without a
+    # status is taken to be a 500.
+    _row(r"\binternal (?:server )?error\b|\binternal\b|\bunexpected (?:error|exception)\b|\bserver error\b|\bunknown error\b|\bpanic\b|\bexception\b", None, Code.INTERNAL, 500, "internal error"),
+)
+
+
+def meaning_of(text: str) -> Meaning | None:
+    """The first row of CODE_WORDS that `text` (as `words` gives it) matches, or None.
+
+    >>> meaning_of(words("RATE_LIMIT_EXCEEDED")).name
+    'rate limit'
+    >>> meaning_of(words("monthly usage limit exceeded")).name
+    'quota'
+    >>> meaning_of(words("insufficient_quota")).step
+    <NextStep.GIVE_UP: 'give_up'>
+    >>> meaning_of(words("InvalidApiKey")).name
+    'unauthorized'
+    >>> meaning_of(words("lorem")) is None
+    True
+    """
+    for pattern, meaning in CODE_WORDS:
+        if pattern.search(text):
+            return meaning
+    return None
+
+
+# A code that only names a status class (`BAD_REQUEST_ERROR`, `not_found`, `Unauthorized`)
+# says no more than the status: the message's words may say more (Razorpay's
+# BAD_REQUEST_ERROR "The id provided does not exist" is a not-found, give_up).
+_GENERIC = frozenset(words(phrase) for status, phrase in REASON_PHRASES.items() if status >= 400) | frozenset(
+    ("invalid request", "request error", "client error", "api error", "server error", "validation error", "bad request error", "not found error")
+)
+_NOISE = re.compile(r"\b(?:error|err|exception|http|e)\b")
+
+
+def is_generic(code: str) -> bool:
+    """Whether a code's words only name a status class.
+
+    >>> is_generic("BAD_REQUEST_ERROR"), is_generic("NotFound"), is_generic("rate_limit_exceeded")
+    (True, True, False)
+    """
+    text = words(code)
+    return text in _GENERIC or " ".join(_NOISE.sub(" ", text).split()) in _GENERIC
+
+
+_STATUS_PROSE = re.compile(r"\s*(?:HTTP\s*)?([45][0-9][0-9])\b[\s:-]*([A-Za-z][A-Za-z -]{2,40})?")
+
+
+def status_in_prose(text: str) -> int | None:
+    """An error status a message opens with, written with its reason phrase ("401
+    Unauthorized", "404: Not Found"); None otherwise (a number alone is no status).
+
+    >>> status_in_prose("401 Unauthorized"), status_in_prose("500 items were skipped")
+    (401, None)
+    """
+    m = _STATUS_PROSE.match(text[:64])
+    if m is None or m.group(2) is None:
+        return None
+    status = int(m.group(1))
+    phrase = REASON_PHRASES.get(status)
+    if phrase is None or not words(m.group(2)).startswith(words(phrase)):
+        return None
+    return status

@@ -1,0 +1,782 @@
+"""`general`: the reader of error bodies no dialect claims. Decode only, last in precedence.
+
+An agent meets thousands of APIs; most answer errors in a shape of their own that still
+says things in plain member names: a status (`statusCode`, `error_code`), a code
+(`errorCode`, `error.code`, `errors[0].code`, `type`, `name`), a message (`msg`,
+`description`, `error` as a sentence), a parameter (`field`, `loc`, `source.pointer`, a
+map of field to messages), a delay (`retry_after`, `retryAfter`, `estimated_time`,
+nested under `parameters` or `error`), or a next step (`retryable`). This reader finds
+them by structure and by the tables of `errconv._vocabulary`, and reads text and HTML
+bodies' prose for a delay and for words that decide the move.
+
+Precedence of evidence, strongest first (DESIGN.md section 8):
+
+1. a next step the body states (`next_step`, `retryable: true`; `retryable: false`
+   forbids a wait, as `x-should-retry: false` does);
+2. a code the vocabulary knows (`rate_limit_exceeded` is a wait at any status; a
+   quota per month is give_up, even as a 429);
+3. the wire's wait signals (Retry-After, a spent rate limit, read by the core);
+4. the words of the message, when neither a code nor the wire decides (a 422
+   "template not found" is give_up);
+5. the status ladder.
+
+A weaker signal never overrides a stronger one; when two disagree the note says which
+lost. A delay comes from a member, else the headers (Retry-After, a rate limit reset in
+any of its spellings, epoch or seconds to go), else the prose ("retry after 3", "try
+again in 20s"). Each fact read records where it came from in `origin.evidence`. A
+status the body does not give is the wire's, else one its code implies, else 500;
+either is marked inferred.
+
+Claims: it is asked only when no dialect claims a body (its claim, 0.5, is below every
+other dialect's weakest), so a body a dialect reads never pays for it. A bare JSON body
+without a status is claimed only when some member looks like an error's (a status, a
+code, a message); a text body inside an HTTP response (or with a status) only when its
+prose says something the status does not (a delay, or another move), and a bare one
+without a status only when it is one short line of an error's prose ("429 Too Many
+Requests", "Rate limit exceeded, retry after 30 seconds").
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import msgspec
+
+from .. import _vocabulary as vocab
+from .._model.errors import DecodeError, shorten
+from .._model.fault import Fault, Violation
+from .._model.retry_after import parse_http_date, parse_timestamp, prose_delay, read_retry_after, whole
+from ..codes import NextStep, code_for_http, infer_next_step
+from ._base import Dialect, HttpInfo
+from ._common import STEP_ALIASES, Reading
+from ._pointer import pointer_to_field
+from ._vendor import extensions_of, grpc_code_of
+
+__all__ = ["FALLBACK", "General", "prose_param"]
+
+FALLBACK = 0.5  # below WEAK: whatever any other dialect claims wins
+_WAIT, _FIX, _GIVE_UP = NextStep.WAIT, NextStep.FIX_REQUEST, NextStep.GIVE_UP
+_MAX_OBJECTS = 24  # objects searched for members: the body's own, its containers, the first errors
+_MAX_DEPTH = 4
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}")
+_NUMERIC = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,9})?")
+_ID_LIKE = re.compile(r"[0-9a-fA-F]{8}-|[0-9a-fA-F]{16,}")
+_ERROR_CLASS = re.compile(r"(?:error|exception|fault)$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$", re.IGNORECASE)
+# Values of a code member that name no error in particular.
+_GENERIC_CODES = frozenset(("error", "errors", "err", "fail", "failed", "failure", "exception", "false", "true", "null", "none", "object", "problem", "invalid"))
+
+
+def _looks_like_an_error(obj: dict[str, Any]) -> bool:
+    """Whether a bare JSON object, with no status to go by, is an error body: a member
+    only errors have, an error status, or a code beside a message (a file of settings
+    with a `description` is not one)."""
+    keys = obj.keys()
+    if not keys.isdisjoint(_ERROR_ONLY):
+        return True
+    if any(_valid_status(obj.get(name)) is not None for name in vocab.STATUS_MEMBERS[:12] if name in obj):
+        return True
+    if len(obj) == 1:
+        (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
+        if type(inner) is str:
+            # {"message": "401 Unauthorized"}, {"message": "Not Found"}: prose of an error
+            return vocab.status_in_prose(inner) is not None or vocab.meaning_of(vocab.words(inner)) is not None
+        return type(inner) is dict and inner is not obj and _looks_like_an_error_inner(inner)
+    return _looks_like_an_error_inner(obj)
+
+
+def _looks_like_an_error_inner(obj: dict[str, Any]) -> bool:
+    keys = obj.keys()
+    if not keys.isdisjoint(_ERROR_ONLY):
+        return True
+    named = type(obj.get("name")) is str and _ERROR_CLASS.search(obj["name"]) is not None  # PayPal's INSTRUMENT_DECLINED
+    return (named or not keys.isdisjoint(_CODE_NAMES)) and not keys.isdisjoint(_MESSAGE_NAMES)
+
+
+_ERROR_ONLY = frozenset(
+    ("error", "errors", "fault", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_message",
+     "errorMessage", "ErrorMessage", "error_description", "error_type", "errorType", "errorMessages", "exception",
+     *vocab.RETRYABLE_MEMBERS, *(name for name, _ in vocab.DELAY_MEMBERS if name not in ("wait", "backoff", "cooldown"))),
+)  # fmt: skip
+_CODE_NAMES = frozenset(("code", "status", "statusCode", "status_code", "reason", "type"))
+_MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details", "Message"))
+_TAGS = re.compile(r"<[^>]{0,2000}>")
+_SCRIPT = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>")
+_SPACE = re.compile(r"\s+")
+_TITLE = re.compile(r"(?is)<title[^>]*>(.{0,500}?)</title")
+_MAX_TEXT = 4096
+_MAX_BARE_TEXT = 512  # a bare text body read without a status: one line of prose
+
+
+class General(Dialect):
+    """Error bodies of any other shape, read by structure and vocabulary (decode only)."""
+
+    name = "general"
+    keys = None
+    ceiling = FALLBACK
+    media_type = "application/json"
+    encodes = False
+    # Last: every other dialect's claim wins over this one's (its ceiling is below them
+    # all too), and it is listed after the rest.
+    precedence = 900
+    listed = 900
+
+    def non_json(self, body: bytes, http: HttpInfo | None) -> bytes | None:
+        """The body itself: text and HTML bodies are read for their prose."""
+        return body
+
+    def recognise(self, value: Any, http: HttpInfo | None) -> float:
+        """Any JSON error body inside an error response; a bare one with error members; a
+        text body whose prose says more than its status."""
+        status = None if http is None else http.status
+        if type(value) is dict:
+            if status is not None and status >= 400:
+                return FALLBACK
+            return FALLBACK if _looks_like_an_error(value) else 0.0
+        if type(value) is list:
+            if not value or len(value) > 1024:
+                return 0.0
+            if status is not None and status >= 400:
+                return FALLBACK
+            first = value[0]
+            return FALLBACK if type(first) is dict and _looks_like_an_error(first) else 0.0
+        if isinstance(value, (bytes, bytearray)):
+            if status is not None and status < 400:
+                return 0.0
+            if status is None and (http is not None or len(value) > _MAX_BARE_TEXT or b"\n" in value.strip()):
+                return 0.0  # bare text with no status: only one short line of an error's prose
+            try:
+                text = _prose_of(bytes(value))
+            except UnicodeDecodeError:
+                return 0.0
+            if status is None:
+                return FALLBACK if _prose_is_an_error(text) else 0.0
+            return FALLBACK if _prose_says(text, status) else 0.0
+        return 0.0
+
+    def decode(self, value: Any, reading: Reading) -> Fault:
+        if isinstance(value, (bytes, bytearray)):
+            return _decode_text(bytes(value), reading)
+        if type(value) is not dict and type(value) is not list:
+            raise DecodeError(f"a general error body is a JSON object or array, got {shorten(value)}")
+        return _decode_json(value, reading)
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+class _Found:
+    """What the walk found, with where (a JSON Pointer) for each fact."""
+
+    __slots__ = ("evidence", "read")
+
+    def __init__(self) -> None:
+        self.evidence: list[tuple[str, str]] = []
+        self.read: set[str] = set()  # top-level members read
+
+    def took(self, fact: str, pointer: str) -> None:
+        self.evidence.append((fact, pointer))
+        if pointer[:1] == "/":
+            self.read.add(pointer.split("/", 2)[1])
+
+
+def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The objects to look in, nearest first: the body, then what nests in its
+    containers (`error`, the first of `errors`, `data`, `parameters`...), breadth first."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    queue: list[tuple[str, Any, int]] = [("", value, 0)]
+    while queue and len(out) < _MAX_OBJECTS:
+        pointer, node, depth = queue.pop(0)
+        if type(node) is list:
+            for i, item in enumerate(node[:2]):
+                if type(item) is dict:
+                    queue.append((f"{pointer}/{i}", item, depth + 1))
+            continue
+        if type(node) is not dict:
+            continue
+        out.append((pointer, node))
+        if depth >= _MAX_DEPTH:
+            continue
+        for name in vocab.CONTAINERS:
+            child = node.get(name)
+            if type(child) is dict or (type(child) is list and child):
+                queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
+        # The only member being an object ({"detail": {...}}) is a container too.
+        if len(node) == 1:
+            (name, child), = node.items()
+            if type(child) is dict and name not in vocab.CONTAINERS:
+                queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
+    return out
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _valid_status(value: Any) -> int | None:
+    """An error status (400 to 599), as an integer or three digits; Zoom's `"code": 124`
+    is no HTTP status but the service's code."""
+    if type(value) is str and len(value) == 3 and value.isdigit() and value.isascii():
+        value = int(value)
+    if type(value) is int and 400 <= value <= 599:
+        return value
+    return None
+
+
+def _token(value: Any) -> str | None:
+    """A code as a string: a token without spaces, or an integer (`-1021`, `505`)."""
+    if type(value) is int:
+        return str(value)
+    if type(value) is str and _TOKEN.fullmatch(value) and value.lower() not in _GENERIC_CODES:
+        return value
+    return None
+
+
+def _first(objects: list[tuple[str, dict[str, Any]]], names: tuple[str, ...], accept: Any) -> tuple[Any, str] | None:
+    for name in names:
+        for pointer, obj in objects:
+            if name in obj:
+                got = accept(obj[name], name)
+                if got is not None:
+                    return got, f"{pointer}/{_escape(name)}"
+    return None
+
+
+def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
+    found = _Found()
+    objects = _objects(value)
+    wire_status = reading.status
+    if reading.seen is not None:
+        reading.saw("body", "", "general")
+
+    # The status: a member that holds one; a `code` that mirrors the wire's status is that
+    # status, not a code of the service's.
+    body_status: int | None = None
+    status_at = ""
+    mirrors: set[str] = set()
+    for name in vocab.STATUS_MEMBERS:
+        for pointer, obj in objects:
+            raw = obj.get(name, None)
+            if raw is None:
+                continue
+            status = _valid_status(raw)
+            if status is None:
+                continue
+            at = f"{pointer}/{_escape(name)}"
+            if name in ("code", "error_code", "errorCode") and wire_status is not None and status != wire_status:
+                continue  # an integer code beside another status is the service's code (Postmark's 505 at 422)
+            if body_status is None:
+                body_status, status_at = status, at
+            if status == body_status:
+                mirrors.add(at)
+        if body_status is not None and name in ("status", "statusCode", "status_code"):
+            break
+
+    # The code: the first token under a code name, not the status's mirror.
+    code: str | None = None
+    code_at = ""
+    candidates: list[tuple[str, str]] = []
+    for name in vocab.CODE_MEMBERS:
+        for pointer, obj in objects:
+            if name not in obj:
+                continue
+            at = f"{pointer}/{_escape(name)}"
+            if at in mirrors:
+                continue
+            raw = obj[name]
+            if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
+                continue
+            if name == "name" and not _ERROR_CLASS.search(raw):
+                continue  # a field's or a resource's name, unless it names an error class
+            token = _token(raw)
+            if token is None:
+                continue
+            if type(raw) is int and name in ("id",):
+                continue
+            candidates.append((token, at))
+    # A status member that holds no status is the service's code (`"statusCode": "23505"`,
+    # `"status": "quota_exceeded"`).
+    for name in ("status", "statusCode", "status_code"):
+        for pointer, obj in objects:
+            raw = obj.get(name)
+            if raw is not None and _valid_status(raw) is None and type(raw) is str and raw.lower() not in ("error", "fail", "failed", "failure", "ko", "nok"):
+                token = _token(raw)
+                if token is not None:
+                    candidates.append((token, f"{pointer}/{_escape(name)}"))
+    if candidates:
+        code, code_at = candidates[0]
+        found.took("code", code_at)
+
+    # The message.
+    message: str | None = None
+    message_at = ""
+    for name in (*vocab.MESSAGE_MEMBERS, "error", "errors", "errorMessages", "error_messages"):
+        for pointer, obj in objects:
+            raw = obj.get(name)
+            if type(raw) is list and raw and type(raw[0]) is str:
+                raw, at = raw[0], f"{pointer}/{_escape(name)}/0"
+            else:
+                at = f"{pointer}/{_escape(name)}"
+            if type(raw) is str and raw.strip() and (name != "error" or _token(raw) is None or " " in raw):
+                message, message_at = raw, at
+                break
+        if message is not None:
+            break
+    if message is not None:
+        found.took("detail", message_at)
+        if reading.seen is not None:
+            reading.saw("text", message_at, message)
+
+    if body_status is None and message is not None and wire_status is None:
+        prose_status = vocab.status_in_prose(message)
+        if prose_status is not None:
+            body_status, status_at = prose_status, f"prose {message_at}"
+
+    # Violations and the parameter.
+    violations, param, param_at = _violations(value, objects, reading)
+    if param is None:
+        got = _first(objects, vocab.PARAM_MEMBERS, _param_value)
+        if got is not None:
+            param, param_at = got
+    if param is None and message is not None:
+        named = prose_param(message)
+        if named is not None:
+            param, param_at = named, f"prose {message_at}"
+    if param is not None:
+        found.took("param", param_at)
+    if violations and param_at[:1] == "/":
+        found.read.add(param_at.split("/")[1])
+
+    # A stated next step.
+    stated: NextStep | None = None
+    for name in vocab.STEP_MEMBERS:
+        got = _first(objects, (name,), lambda v, n: STEP_ALIASES.get(v) if type(v) is str else None)
+        if got is not None:
+            stated = got[0]
+            found.took("next_step", got[1])
+            break
+    retryable = _first(objects, vocab.RETRYABLE_MEMBERS, lambda v, n: v if type(v) is bool else None)
+    if stated is None and retryable is not None:
+        if retryable[0]:
+            stated = _WAIT
+            found.took("next_step", retryable[1])
+        else:
+            reading.no_retry = f"{retryable[1].lstrip('/')}: false"
+            found.took("next_step", retryable[1])
+
+    # The delay in a member.
+    delay: int | None = None
+    delay_at = ""
+    for name, unit in vocab.DELAY_MEMBERS:
+        for pointer, obj in objects:
+            if name in obj:
+                seconds = _delay_value(obj[name], unit, reading)
+                if seconds is not None:
+                    delay, delay_at = seconds, f"{pointer}/{_escape(name)}"
+                    break
+        if delay is not None:
+            break
+
+    # What the code means.
+    fields: dict[str, Any] = {}
+    meaning, meaning_from = _meaning(candidates, message)
+    prose_text = vocab.words(message) if message is not None else ""
+
+    # The status: the wire's, else the body's, else the code's (inferred), else 500.
+    status = reading.http_status_wins(body_status)
+    if status is not None:
+        if wire_status is None:
+            found.took("status", status_at)
+        else:
+            found.evidence.append(("status", "the HTTP status line" if reading.dialect == "http" else "the status given with the body"))
+            if body_status is not None:
+                found.read.add(status_at.split("/")[1] if status_at.count("/") else "")
+    else:
+        reading.inferred += ("status",)
+        if meaning is not None:
+            status = meaning.status
+            found.evidence.append(("status", f"inferred from {meaning_from}"))
+        else:
+            status = 500
+            reading.notes += ("no status in the general body; 500 assumed",)
+            found.evidence.append(("status", "assumed: nothing states one"))
+    fields["status"] = status
+    fields["grpc_code"] = grpc_code_of(status, reading)
+    if code is not None:
+        fields["code"] = code
+    if message is not None:
+        fields["detail"] = message
+    if param is not None:
+        fields["param"] = param
+    if violations:
+        fields["violations"] = violations
+    return _settle(fields, reading, found, stated, meaning, meaning_from, delay, delay_at, message, prose_text, value)
+
+
+def _meaning(candidates: list[tuple[str, str]], message: str | None) -> tuple[vocab.Meaning | None, str]:
+    """What the first code the vocabulary knows means, and which code it was; else what
+    the message's words mean (weaker: `message` in the name)."""
+    generic: tuple[vocab.Meaning, str] | None = None
+    for token, at in candidates:
+        meaning = vocab.meaning_of(vocab.words(token))
+        if meaning is not None:
+            if vocab.is_generic(token):
+                generic = generic or (meaning, f"code {token!r} at {at} ({meaning.name}), a status class only")
+                continue
+            return meaning, f"code {token!r} at {at} ({meaning.name})"
+    if message is not None and generic is not None:
+        # A code that names only a status class yields to a message that says more; not to
+        # the catch-all "invalid request" words, which say no more than it does.
+        meaning = vocab.meaning_of(vocab.words(message))
+        if meaning is not None and meaning.name != "invalid request":
+            return meaning, f"message words ({meaning.name}), over {generic[1]}"
+    if generic is not None:
+        return generic
+    if message is not None:
+        meaning = vocab.meaning_of(vocab.words(message))
+        if meaning is not None:
+            return meaning, f"message words ({meaning.name})"
+    return None, ""
+
+
+def _settle(
+    fields: dict[str, Any],
+    reading: Reading,
+    found: _Found,
+    stated: NextStep | None,
+    meaning: vocab.Meaning | None,
+    meaning_from: str,
+    delay: int | None,
+    delay_at: str,
+    prose: str | None,
+    prose_words: str,
+    value: Any,
+) -> Fault:
+    """The next step and the delay, by the precedence of evidence; then the Fault."""
+    by_code: tuple[NextStep, str] | None = None
+    step: NextStep | None = None
+    from_message = meaning_from.startswith("message")
+    if meaning is not None:
+        step = meaning.step
+        if meaning.name == "rate limit":
+            # A rate limit per day or month is a quota in all but name: no wait within the cap ends it.
+            period = vocab.period_of(" ".join((vocab.words(fields.get("code") or ""), prose_words)))
+            if period is not None and period[0] == "long":
+                step = _GIVE_UP
+                meaning_from += ", a long period"
+        elif meaning.name == "quota":
+            period = vocab.period_of(" ".join((vocab.words(fields.get("code") or ""), prose_words)))
+            if period is not None:
+                step = period[1]
+                meaning_from += f", a {period[0]} period"
+            elif fields["status"] == 429 and "status" not in reading.inferred:
+                step = None  # a quota of no stated period sent as 429: the status and the wire decide
+            else:
+                # A quota of no stated period, not sent as a rate limit: an allowance spent
+                # (ElevenLabs' characters), which the clock does not give back.
+                step = _GIVE_UP
+                meaning_from += ", no period named"
+    if stated is not None:
+        if step is not None and step != stated:
+            reading.notes += (f"{meaning_from} says {step}; the stated {stated} wins",)
+    elif step is not None and (not from_message or reading.wait is None):
+        by_code = (step, meaning_from)
+        if reading.wait is not None and step is not _WAIT:
+            reading.notes += (f"{reading.wait} says wait; {meaning_from} says {step} and wins",)
+    elif step is not None and from_message and reading.wait is not None and step is not _WAIT:
+        reading.notes += (f"{meaning_from} says {step}; {reading.wait} says wait and wins",)
+
+    # The delay: a member, else the headers (the core's, or a reset header of another
+    # spelling), else the prose.
+    if delay is not None:
+        if reading.delay is not None and reading.delay != delay:
+            reading.notes += (f"{reading.wait} gives {reading.delay} s; the body's {delay_at} gives {delay} s and wins",)
+        fields["retry_after_seconds"] = delay
+        found.took("retry_after_seconds", delay_at)
+    elif reading.delay is None:
+        if prose is not None:
+            said = prose_delay(prose)
+            if said is not None:
+                fields["retry_after_seconds"] = said[0]
+                found.evidence.append(("retry_after_seconds", f"prose {said[1]!r}"))
+    else:
+        found.evidence.append(("retry_after_seconds", f"header {reading.wait}"))
+
+    # A delay beside a move that is no wait is dropped, and noted.
+    final = stated or (by_code[0] if by_code is not None else None)
+    if final is not None and final is not _WAIT and fields.get("retry_after_seconds") is not None:
+        reading.notes += (f"a delay of {fields.pop('retry_after_seconds')} s dropped: the move is {final}",)
+        found.evidence = [e for e in found.evidence if e[0] != "retry_after_seconds"]
+    if type(value) is dict:
+        extensions = extensions_of(value, found.read, reading)
+        if extensions is not None:
+            # A member under a name some dialect writes itself (`message`, `details`, `code`)
+            # that held nothing this reader could use: kept, it would clash with that
+            # dialect's own member on the way out. Dropped, and noted, unless empty.
+            from . import reserved_names
+
+            clash = extensions.keys() & reserved_names().keys()
+            for name in sorted(clash):
+                if extensions[name] not in ("", [], {}, None):
+                    reading.notes += (f"member {name!r} ({shorten(extensions[name], 40)}) not kept: no fact in it, and its name is a dialect's own",)
+                del extensions[name]
+            if extensions:
+                fields["extensions"] = extensions
+    # (A wait from the code under `retryable: false`: finish makes it give_up, and says why.)
+    return _with_evidence(reading.finish(fields, stated, by_code=by_code), found)
+
+
+def _with_evidence(fault: Fault, found: _Found) -> Fault:
+    """`fault` with the evidence of each fact in its origin; the next step's is the
+    origin's own account when nothing in the body stated it."""
+    evidence = list(found.evidence)
+    origin = fault.origin
+    if origin is None:
+        return fault
+    if not any(fact == "next_step" for fact, _ in evidence):
+        evidence.append(("next_step", origin.next_step))
+    if fault.retry_after_seconds is None:
+        evidence = [e for e in evidence if e[0] != "retry_after_seconds"]
+    order = {"status": 0, "code": 1, "next_step": 2, "retry_after_seconds": 3, "param": 4, "detail": 5}
+    evidence.sort(key=lambda e: order.get(e[0], 9))
+    return msgspec.structs.replace(fault, origin=msgspec.structs.replace(origin, evidence=tuple(evidence)))
+
+
+def _param_value(value: Any, name: str) -> str | None:
+    if type(value) is str and value and len(value) <= 256 and " " not in value.strip():
+        if name == "pointer" or value.startswith(("/", "#/")):
+            if name in ("path", "location") and not value.startswith("#"):
+                return None  # a URL path, not a field
+            field = pointer_to_field(value if value.startswith("#") else "#" + value)
+            return field or None
+        if name in ("path", "location", "source") and ("/" in value or value.startswith("http")):
+            return None
+        return value
+    if name == "fields" and type(value) is list and value and type(value[0]) is str:
+        return _param_value(value[0], "field")
+    if type(value) is list and value and all(type(p) is str or type(p) is int for p in value):
+        parts = [str(p) for p in value if p not in ("body", "query", "path", "header")]
+        return ".".join(parts) or None
+    if type(value) is dict and name == "source":
+        for inner in ("pointer", "parameter", "field"):
+            got = _param_value(value.get(inner), inner)
+            if got is not None:
+                return got
+    return None
+
+
+def _messages_of(value: Any) -> list[str] | None:
+    """A field's messages: a string, a list of them, or a list of objects that each say
+    what is wrong (Zendesk's `{"description": ..., "error": ...}`)."""
+    if type(value) is str:
+        return [value]
+    if type(value) is list and value and all(type(m) is str for m in value):
+        return value
+    if type(value) is list and value and all(type(m) is dict for m in value):
+        texts = [next((m[k] for k in ("description", "message", "msg", "detail") if type(m.get(k)) is str), "") for m in value]
+        return texts if any(texts) else None
+    return None
+
+
+def _violations(
+    value: Any, objects: list[tuple[str, dict[str, Any]]], reading: Reading
+) -> tuple[tuple[Violation, ...], str | None, str]:
+    """Field violations: a list of error objects that name fields, or a map keyed by
+    field (`{"errors": {"name": ["has already been taken"]}}`); the first field named,
+    and where."""
+    limit = reading.limits.max_violations
+    # A top-level array of errors (Salesforce's) is such a list itself.
+    every = (*vocab.LIST_MEMBERS, "message", "error")
+    places: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [("", {"": value}, ("",))] if type(value) is list else []
+    for pointer, obj in objects:
+        # JSend: a failure's `data` maps each field to what is wrong with it.
+        places.append((pointer, obj, (*every, "data") if obj.get("status") == "fail" else every))
+    for pointer, obj, names in places:
+        for name in names:
+            raw = obj.get(name)
+            at = f"{pointer}/{_escape(name)}" if name else ""
+            if type(raw) is list and raw and all(type(e) is dict for e in raw):
+                out: list[Violation] = []
+                first: tuple[str, str] | None = None
+                for i, entry in enumerate(raw):
+                    got = _first([(f"{at}/{i}", entry)], vocab.ENTRY_PARAM_MEMBERS, _param_value)
+                    if got is None:
+                        continue
+                    if len(out) >= limit:
+                        raise DecodeError(f"more than {limit} violations (Limits.max_violations)")
+                    text = next((entry[m] for m in ("message", "msg", "description", "detail") if type(entry.get(m)) is str), "")
+                    reason = next((entry[m] for m in ("code", "reason", "type", "error", "issue") if type(entry.get(m)) is str), None)
+                    out.append(Violation(field=got[0], description=text, reason=reason))
+                    if first is None:
+                        first = got
+                if out and first is not None:
+                    return tuple(out), first[0], first[1]
+            elif type(raw) is dict and raw and name != "error":
+                messages = [(k, _messages_of(v)) for k, v in raw.items()]
+                if all(m is not None for _, m in messages) and all(_field_like(k) for k, _ in messages):
+                    if len(messages) > limit:
+                        raise DecodeError(f"{len(messages)} violations, over the limit of {limit} (Limits.max_violations)")
+                    out = [Violation(field=k, description=d) for k, ms in messages for d in (ms or [""])[:1]]
+                    # The first field that is the request's own (a dotted one names a nested model's).
+                    chosen = next((k for k, _ in messages if "." not in k), messages[0][0])
+                    return tuple(out[:limit]), chosen, f"{at}/{_escape(chosen)}"
+    return (), None, ""
+
+
+def _field_like(name: str) -> bool:
+    return 0 < len(name) <= 128 and " " not in name
+
+
+def _delay_value(raw: Any, unit: float, reading: Reading) -> int | None:
+    if type(raw) is bool:
+        return None
+    if type(raw) is str:
+        text = raw.strip()
+        if _NUMERIC.fullmatch(text):
+            raw = float(text)
+        else:
+            said = prose_delay("retry in " + text) if len(text) <= 32 else None
+            if said is not None:
+                return said[0]
+            current = _clock(reading)
+            when = parse_timestamp(text, current)
+            return None if when is None else whole(when - current)
+    if type(raw) is int or type(raw) is float:
+        seconds = float(raw) * unit
+        if seconds >= 1e9:
+            epoch = read_retry_after(str(int(seconds)), lambda: _clock(reading))  # an epoch, not a delay
+            return None if epoch is None else epoch[0]
+        if seconds < 0:
+            return None
+        return whole(seconds)
+    return None
+
+
+def _clock(reading: Reading) -> float:
+    """The response's Date when it has one, else the reading's clock."""
+    headers = reading.headers
+    if headers is not None:
+        date = headers.get("date")
+        if date is not None:
+            at = parse_http_date(date)
+            if at is not None:
+                return at
+    now = reading.now
+    if callable(now):
+        return float(now())
+    if now is not None:
+        return float(now)
+    import time
+
+    return time.time()
+
+
+# A parameter named in prose: in backticks or quotes beside a word that makes it a field
+# ("Error in `inputs.context`: field required", "The 'TemplateId' associated with this
+# request is not valid"), after "missing field" (serde), or leading a serde message
+# ("inputs: invalid type: map, expected a string").
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*"
+_PROSE_PARAMS = (
+    re.compile(r"(?i)\b(?:in|field|parameter|param|property|argument|attribute|key)\s+`(" + _IDENT + r")`"),
+    re.compile(r"(?i)`(" + _IDENT + r")`(?::| (?:is|are|must|should|field|parameter|param)\b)"),
+    re.compile(r"(?i)\b(?:missing|unknown|invalid|required|duplicate) (?:field|parameter|param|property|argument|attribute|key)s?:? [`'\"]?(" + _IDENT + r")"),
+    re.compile(r"(?i)\b(?:field|parameter|param|property|argument|attribute) [`'\"](" + _IDENT + r")[`'\"]"),
+    re.compile(r"(?i)[`'\"](" + _IDENT + r")[`'\"] (?:associated|is (?:required|missing|invalid|not valid)|must|field|parameter|param|property|should)\b"),
+    re.compile(r"(?:^|: )(" + _IDENT + r"): (?:invalid (?:type|value|length)|missing field|unknown variant|expected)\b"),
+)
+
+
+def prose_param(text: str) -> str | None:
+    """The request parameter a message names outright, or None.
+
+    >>> prose_param("Error in `inputs.context`: field required")
+    'inputs.context'
+    >>> prose_param("The 'TemplateId' associated with this request is not valid or was not found.")
+    'TemplateId'
+    >>> prose_param("Could not find a field named NON_EXISTING") is None
+    True
+    >>> prose_param("Unknown model `llama3`") is None  # a value, not a field
+    True
+    """
+    text = text[:1024]
+    for pattern in _PROSE_PARAMS:
+        for m in pattern.finditer(text):
+            if m.group(1).lower() not in _NOT_NAMES:
+                return m.group(1)
+    return None
+
+
+# Words a pattern may catch where a name should be ("unknown field name 'x'").
+_NOT_NAMES = frozenset(("name", "named", "names", "value", "values", "type", "in", "for", "with", "of", "the", "a", "an", "is", "was", "and", "or", "to"))
+
+
+# --------------------------------------------------------------------------- text and HTML
+
+
+def _prose_of(body: bytes) -> str:
+    text = body[: _MAX_TEXT * 4].decode("utf-8")
+    if "<" in text[:200] or "<html" in text[:1000].lower():
+        title = _TITLE.search(text)
+        body_text = _TAGS.sub(" ", _SCRIPT.sub(" ", text))
+        text = (title.group(1) + " " if title else "") + body_text
+        text = html.unescape(text)
+    return _SPACE.sub(" ", text).strip()[:_MAX_TEXT]
+
+
+def _prose_says(text: str, status: int) -> bool:
+    """Whether prose says something its status does not: a delay, or another move."""
+    if prose_delay(text) is not None or prose_param(text) is not None:
+        return True
+    meaning = vocab.meaning_of(vocab.words(text))
+    if meaning is None or meaning.step is None:
+        return False
+    ladder, _ = infer_next_step(code_for_http(status), status)
+    return meaning.step != ladder
+
+
+def _prose_is_an_error(text: str) -> bool:
+    """Whether one line of text, with no status to go by, is an error's: it opens with
+    an error status ("429 Too Many Requests"), states a delay, or its words have a move."""
+    if vocab.status_in_prose(text) is not None or prose_delay(text) is not None:
+        return True
+    meaning = vocab.meaning_of(vocab.words(text))
+    return meaning is not None and meaning.step is not None
+
+
+def _decode_text(body: bytes, reading: Reading) -> Fault:
+    try:
+        text = _prose_of(body)
+    except UnicodeDecodeError:
+        raise DecodeError("the response body is not valid UTF-8") from None
+    found = _Found()
+    meaning = vocab.meaning_of(vocab.words(text))
+    status = reading.status
+    if status is not None:
+        found.evidence.append(("status", "the HTTP status line" if reading.dialect == "http" else "the status given with the body"))
+    elif (said := vocab.status_in_prose(text)) is not None:
+        status = said
+        found.evidence.append(("status", "prose of the body text"))
+    else:
+        reading.inferred += ("status",)
+        if meaning is not None:
+            status = meaning.status
+            found.evidence.append(("status", f"inferred from message words ({meaning.name})"))
+        else:
+            status = 500
+            reading.notes += ("no status for the text body; 500 assumed",)
+            found.evidence.append(("status", "assumed: nothing states one"))
+    if reading.seen is not None:
+        reading.saw("body", "", "general")
+        reading.saw("text", "", text)
+    fields: dict[str, Any] = {"status": status, "grpc_code": grpc_code_of(status, reading)}
+    detail = text if len(text) <= 200 else text[:199] + "…"
+    if detail:
+        fields["detail"] = detail
+        found.evidence.append(("detail", "body text"))
+    named = prose_param(text)
+    if named is not None:
+        fields["param"] = named
+        found.evidence.append(("param", "prose of the body text"))
+    from_where = f"message words ({meaning.name})" if meaning is not None else ""
+    return _settle(fields, reading, found, None, meaning, from_where, None, "", text, vocab.words(text), None)

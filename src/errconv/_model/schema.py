@@ -25,6 +25,7 @@ import base64
 import binascii
 import re
 import sys
+import threading
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -691,16 +692,53 @@ def _build(types_: dict[str, tuple[type, Any]]) -> tuple[dict[str, _Codec], dict
     return out, {cls: namespace[f"json_members_{names[cls]}"] for cls in classes}
 
 
-# Every type errconv reads and writes by name: the ten google.rpc details and errconv.v1.Problem.
-_CODECS, _MEMBERS = _build(
-    {
-        **{name: (cls, getattr(_ed, name.rsplit(".", 1)[-1])) for cls, name in _d.TYPE_NAMES.items()},
-        PROBLEM_TYPE: (ProblemInfo, _problem_pb2.Problem),
-    }
-)
-_BY_CLASS = {codec.cls: codec for codec in _CODECS.values()}
+# The codecs of every type errconv reads and writes by name (the ten google.rpc details and
+# errconv.v1.Problem), and the tables over them, are built the first time a detail is read or
+# written: compiling their source costs more than importing the rest of errconv, and a program
+# that imports errconv may never read a detail. Until then the tables are empty; every
+# function below that reads them calls _ready() first.
+_CODECS: dict[str, _Codec] = {}
+_MEMBERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+_BY_CLASS: dict[type, _Codec] = {}
 # The usual type URLs, looked up whole; any other prefix goes by the name after its last "/".
-_BY_URL = {codec.url: codec for codec in _CODECS.values()}
+_BY_URL: dict[str, _Codec] = {}
+# The JSON reader of each type under its usual URL, for the one lookup most details take.
+_JSON_READ_URL: dict[str, Callable[[Any, Limits], Any]] = {}
+_FROM_WIRE: dict[type, Callable[[Any, Limits], Any]] = {}
+# The protobuf reader of each type under its usual URL, for the one lookup most details take.
+_PB_BYTES_URL: dict[str, Callable[[bytes, Limits], Any]] = {}
+_WIRE_DETAIL: list[Any] = []
+_BUILT = [False]
+_BUILDING = threading.Lock()
+
+
+def _ready() -> None:
+    """Build the codecs and fill the tables, once (see above)."""
+    if _BUILT[0]:
+        return
+    with _BUILDING:
+        if _BUILT[0]:
+            return
+        codecs, members = _build(
+            {
+                **{name: (cls, getattr(_ed, name.rsplit(".", 1)[-1])) for cls, name in _d.TYPE_NAMES.items()},
+                PROBLEM_TYPE: (ProblemInfo, _problem_pb2.Problem),
+            }
+        )
+        _MEMBERS.update(members)
+        _BY_CLASS.update({codec.cls: codec for codec in codecs.values()})
+        _BY_URL.update({codec.url: codec for codec in codecs.values()})
+        _JSON_READ_URL.update(
+            {codec.url: _checked(codec.from_json) if codec.cls is ProblemInfo else codec.from_json for codec in codecs.values()}
+        )
+        _FROM_WIRE.update(
+            {codec.wire: _checked(codec.from_wire) if codec.cls is ProblemInfo else codec.from_wire for codec in codecs.values()}
+        )
+        _PB_BYTES_URL.update({codec.url: codec.from_bytes for codec in codecs.values()})
+        _PB_BYTES_URL[TYPE_PREFIX + OPAQUE_TYPE] = _opaque_from_bytes
+        _WIRE_DETAIL.append(Union[tuple(codec.wire for codec in codecs.values())])
+        _CODECS.update(codecs)
+        _BUILT[0] = True
 
 
 def _check(item: Any) -> Any:
@@ -718,29 +756,29 @@ def _checked(read: Callable[[Any, Limits], Any]) -> Callable[[Any, Limits], Any]
 
 
 def _codec_for(type_url: str) -> _Codec | None:
+    _ready()
     return _BY_URL.get(type_url) or _CODECS.get(type_name(type_url))
 
 
-# The JSON reader of each type under its usual URL, for the one lookup most details take.
-_JSON_READ_URL = {
-    codec.url: _checked(codec.from_json) if codec.cls is ProblemInfo else codec.from_json for codec in _CODECS.values()
-}
-
-
-# The union a typed decode reads a `details` entry into: any known type under its usual URL.
+# The union a typed decode reads a `details` entry into: any known type under its usual URL
+# (built with the codecs, when a module first imports the name).
 if TYPE_CHECKING:
     WireDetail: TypeAlias = Any
 else:
-    WireDetail = Union[tuple(codec.wire for codec in _CODECS.values())]
-_FROM_WIRE = {
-    codec.wire: _checked(codec.from_wire) if codec.cls is ProblemInfo else codec.from_wire for codec in _CODECS.values()
-}
+
+    def __getattr__(name: str) -> Any:
+        if name == "WireDetail":
+            _ready()
+            return _WIRE_DETAIL[0]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def model_items(entries: list[Any], limits: Limits) -> list[Item]:
     """The model's details from a `details` list read either way: wire Structs (a typed
     decode; Mismatch where one holds a value out of its type's range, for the caller to
     read the body the general way) or JSON objects (item_from_json)."""
+    if not _BUILT[0]:
+        _ready()
     out: list[Item] = []
     for entry in entries:
         convert = _FROM_WIRE.get(type(entry))
@@ -751,6 +789,8 @@ def model_items(entries: list[Any], limits: Limits) -> list[Item]:
 def typed_items(wire: list[Any], limits: Limits) -> list[Item] | None:
     """The model's details from a typed decode's, or None where the general readers must
     read them (a value of no type, past a range)."""
+    if not _BUILT[0]:
+        _ready()
     try:
         return [_FROM_WIRE[type(w)](w, limits) for w in wire]
     except Mismatch:
@@ -762,6 +802,8 @@ def typed_items(wire: list[Any], limits: Limits) -> list[Item] | None:
 
 def item_from_json(value: Any, limits: Limits) -> Item:
     """One entry of a JSON `details` array."""
+    if not _BUILT[0]:
+        _ready()
     if type(value) is dict and "@bytes" not in value:
         type_url = value.get("@type")
         read = _JSON_READ_URL.get(type_url) if type(type_url) is str else None
@@ -800,6 +842,8 @@ def _item_from_json(value: Any, limits: Limits) -> Item:
 
 def item_to_json(item: Item) -> dict[str, Any]:
     """One entry of a JSON `details` array, "@type" first."""
+    if not _BUILT[0]:
+        _ready()
     codec = _BY_CLASS.get(type(item))
     if codec is not None:
         out: dict[str, Any] = {"@type": codec.url}
@@ -823,15 +867,20 @@ def members_writer(cls: type) -> Callable[[Any], dict[str, Any]]:
     """The proto3 JSON writer of the members of a detail Struct or of one nested in one. It
     reads attributes, so it writes anything that has them: a Fault's Violation as a
     BadRequest.FieldViolation (its reason None is proto3's empty reason)."""
-    return _MEMBERS[cls]
+    if _BUILT[0]:
+        return _MEMBERS[cls]
 
+    def write(item: Any) -> dict[str, Any]:  # asked for at import: the codecs come later
+        _ready()
+        return _MEMBERS[cls](item)
 
-# The protobuf reader of each type under its usual URL, for the one lookup most details take.
-_PB_BYTES_URL = {codec.url: codec.from_bytes for codec in _CODECS.values()}
+    return write
 
 
 def item_from_any(type_url: str, value: bytes, limits: Limits) -> Item:
     """One packed detail of a Status, from its Any's type URL and value."""
+    if not _BUILT[0]:
+        _ready()
     read = _PB_BYTES_URL.get(type_url)
     if read is not None:  # a known type under its usual URL: most details
         try:
@@ -843,6 +892,8 @@ def item_from_any(type_url: str, value: bytes, limits: Limits) -> Item:
 
 def items_from_anys(details: Iterable[Any], limits: Limits) -> list[Item]:
     """`item_from_any` of each Any of a Status's details, in order."""
+    if not _BUILT[0]:
+        _ready()
     out: list[Item] = []
     append = out.append
     get = _PB_BYTES_URL.get
@@ -894,8 +945,6 @@ def _opaque_from_bytes(value: bytes, limits: Limits) -> Item:
     return _opaque_from_pb(_problem_pb2.OpaqueDetail.FromString(value), limits)
 
 
-_PB_BYTES_URL[TYPE_PREFIX + OPAQUE_TYPE] = _opaque_from_bytes
-
 
 def pack_item(item: Item) -> tuple[str, bytes]:
     """One detail for a Status, as its Any's type URL and value.
@@ -903,6 +952,8 @@ def pack_item(item: Item) -> tuple[str, bytes]:
     A pair rather than an Any: the Status is built from these in one call, where an
     Any object would be built here only to be copied into it.
     """
+    if not _BUILT[0]:
+        _ready()
     codec = _BY_CLASS.get(type(item))
     if codec is not None:
         return codec.url, codec.to_pb(item)

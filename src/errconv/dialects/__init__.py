@@ -21,9 +21,7 @@ without a leading `_` is a dialect's.
 
 from __future__ import annotations
 
-import difflib
 import importlib
-import pkgutil
 import threading
 import typing
 from collections.abc import Iterator
@@ -104,6 +102,8 @@ def _built_in() -> list[Dialect]:
     """The dialect of every module of this package by the naming rule: a module whose name
     has no leading `_` holds the Dialect subclass whose `name` gives that module name
     (a subclass that keeps its parent's name, like `http+<name>`'s, is not another one)."""
+    import pkgutil  # here, not at import: the scan runs once, when the registry is first used
+
     found = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):
@@ -224,6 +224,8 @@ def get(name: str) -> Dialect:
     except (KeyError, TypeError):
         pass
     known = names()
+    import difflib  # only for a name that is not there
+
     close = difflib.get_close_matches(str(name), known, n=2)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise UnknownDialectError(f"unknown dialect {name!r}{hint}; one of: {', '.join(known)}")

@@ -23,14 +23,12 @@ headers without a blank line).
 from __future__ import annotations
 
 import calendar
-import html
 import math
 import re
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from urllib.parse import parse_qsl
 from typing import Any
 
 from .._model.errors import DecodeError, shorten
@@ -348,6 +346,8 @@ def _vague(status: int, body: bytes, media_type: str, reading: Reading, what: st
         at = text.lower().find("<title")
         m = _TITLE.match(text, at) if at != -1 else None
         source = m.group(1) if m else _TAGS.sub(" ", text)
+        import html  # here: only a vague HTML body needs it, and importing it costs
+
         detail = _SPACE.sub(" ", html.unescape(source)).strip()
     else:
         detail = _SPACE.sub(" ", text).strip()
@@ -376,6 +376,8 @@ def _form_fields(body: bytes) -> Any:
     JSON object of its fields, each a string, the first of a repeated name kept, for the
     JSON dialects to recognise; _UNPARSED when it is no form."""
     try:
+        from urllib.parse import parse_qsl  # here: only a form-encoded body needs it
+
         pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=_MAX_FORM_FIELDS)
     except ValueError:
         return _UNPARSED

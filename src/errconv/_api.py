@@ -119,8 +119,13 @@ def _detected(inp: _Input) -> Dialect:
         raise DecodeError("the input is empty; give an error body, an HTTP response or gRPC trailers")
     found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json" or d.bytes_too))
     if found is None:
-        known = ", ".join(d.name for d in _registry.registered())
-        raise DecodeError(f"cannot tell the dialect of {raw[:30]!r}; name it (one of: {known})")
+        # Every dialect that reads bytes other than JSON has looked: naming one would not help,
+        # but the status the body came with does (a proxy's HTML page, a log line).
+        raise DecodeError(
+            f"cannot tell the dialect of {shorten(raw)}: no dialect reads it (it is not JSON, protobuf, gRPC trailers,"
+            " XML or an HTTP response);"
+            " give the HTTP status it came with (status=) and errconv reads it from the status"
+        )
     return found
 
 

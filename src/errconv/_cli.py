@@ -92,6 +92,14 @@ def _dialect(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _writer(value: str) -> str:
+    name = _dialect(value)
+    if not get(name).encodes:
+        writers = ", ".join(n for n in dialects.names() if get(n).encodes)
+        raise argparse.ArgumentTypeError(f"{name} is read, not written; errconv writes: {writers}")
+    return name
+
+
 def _whole(minimum: int) -> Callable[[str], int]:
     def parse(value: str) -> int:
         if not re.fullmatch(r"\d{1,9}", value) or int(value) < minimum:
@@ -123,11 +131,11 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show a traceback on error")
     parser.add_argument("--version", action="version", version=f"errconv {__version__} ({BUILD})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=make)  # type: ignore[call-overload]
-    known = ", ".join(dialects.names())
+    writers = ", ".join(name for name in dialects.names() if get(name).encodes)
 
     conv = sub.add_parser("convert", parents=[common], help="convert an error to another dialect")
     conv.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for standard input (default)")
-    conv.add_argument("--to", required=True, type=_dialect, metavar="DIALECT", help=f"the output dialect: {known}")
+    conv.add_argument("--to", required=True, type=_writer, metavar="DIALECT", help=f"the output dialect: {writers}")
     conv.add_argument("--from", dest="source", type=_dialect, metavar="DIALECT", help="the input dialect (default: detected)")
     conv.add_argument("--status", type=_status, metavar="N", help="the HTTP status a bare body came with (a log line's)")
     conv.add_argument("--strict", action="store_true", help="fail instead of dropping what the output dialect cannot carry")
@@ -178,6 +186,8 @@ class _IO:
 
     def say(self, message: str) -> None:
         """One line on stderr (controls shown as escapes: a message may quote hostile input)."""
+        # The library's messages name its keyword (status=); here it is an option.
+        message = message.replace("(status=)", "(--status N)")
         self.stderr.write(f"errconv: {_CONTROLS.sub(lambda m: repr(m.group())[1:-1], message)}\n")
 
     def is_terminal(self) -> bool:

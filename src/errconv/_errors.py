@@ -30,7 +30,12 @@ __all__ = [
 
 
 def shorten(value: object, limit: int = 40) -> str:
-    """Render `value` for an error message: repr, one line, at most `limit` characters."""
+    """Render `value` for an error message: repr, one line, at most `limit` characters.
+
+    Bytes are shown as the text they hold (invalid UTF-8 as U+FFFD), quoted, not as a
+    Python bytes literal: a reader of the message need not know Python."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        value = bytes(value[: limit * 4]).decode("utf-8", "replace")
     text = repr(value)
     if len(text) > limit:
         text = text[: limit - 3] + "..."

@@ -1,0 +1,75 @@
+"""What a new user trips on (issue 23): messages, consistency and conveniences.
+
+The command line is run in-process through `errconv._cli.main`, as tests/test_cli.py runs it."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+import errconv
+from errconv import _cli as cli
+
+
+def _main(argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
+    out, err = io.BytesIO(), io.StringIO()
+    status = cli.main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err)
+    return status, out.getvalue().decode(), err.getvalue()
+
+
+# --------------------------------------------------------------------------- item 1: messages
+
+
+def test_convert_help_lists_only_dialects_that_write_under_to() -> None:
+    status, out, _ = _main(["convert", "--help"])
+    assert status == 0
+    text = " ".join(out.split())
+    listed = re.search(r"--to DIALECT the output dialect: (.*?) --from", text)
+    assert listed is not None, text
+    names = [n.strip() for n in listed.group(1).split(",")]
+    writers = [n for n in errconv.dialect_names() if errconv.dialects.get(n).encodes]
+    assert names == writers
+    for read_only in ("aws", "slack", "oauth", "kubernetes"):
+        assert read_only not in names
+
+
+def test_a_read_only_to_is_a_usage_error_naming_the_writers() -> None:
+    status, out, err = _main(["convert", "-", "--to", "slack"], stdin=b'{"ok": false, "error": "invalid_auth"}')
+    assert status == 2 and out == ""
+    assert "slack is read, not written; errconv writes: fault, problem" in err
+
+
+def test_the_cli_names_its_option_not_the_python_keyword() -> None:
+    status, _, err = _main(["convert", "-", "--to", "problem"], stdin=b"[1, 2]")
+    assert status == 2
+    assert "(--status N)" in err and "status=" not in err
+
+
+def test_the_python_api_names_its_keyword() -> None:
+    with pytest.raises(errconv.DecodeError, match=r"\(status=\)"):
+        errconv.decode(b"[1, 2]")
+
+
+def test_a_bare_html_body_names_no_dialects_and_points_at_the_status() -> None:
+    page = b"<html>\n<head><title>502 Bad Gateway</title></head>\n</html>\n"
+    with pytest.raises(errconv.DecodeError) as caught:
+        errconv.detect(page)
+    message = str(caught.value)
+    assert "one of:" not in message and "stripe" not in message
+    assert "status=" in message
+    assert "b'" not in message and "<html>" in message
+    # and what the message promises holds
+    assert errconv.decode(page, status=502).status == 502
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"hello, world\n", b"\xff\xfe not utf-8 \x00", b"<?xml version='1.0'?><nope/>"],
+)
+def test_inputs_in_messages_are_text_not_bytes_reprs(data: bytes) -> None:
+    with pytest.raises(errconv.DecodeError) as caught:
+        errconv.decode(data)
+    assert not re.search(r"\bb['\"]", str(caught.value)), str(caught.value)
+    assert "\n" not in str(caught.value)

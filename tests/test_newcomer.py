@@ -73,3 +73,51 @@ def test_inputs_in_messages_are_text_not_bytes_reprs(data: bytes) -> None:
         errconv.decode(data)
     assert not re.search(r"\bb['\"]", str(caught.value)), str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+# --------------------------------------------------------------------------- item 2: a wrong --from
+
+GOLDEN = __import__("pathlib").Path(__file__).resolve().parent.parent / "golden"
+
+
+def test_a_wrong_from_warns_naming_the_detected_dialect() -> None:
+    status, out, err = _main(["convert", str(GOLDEN / "rate_limited" / "google.json"), "--to", "problem", "--from", "stripe"])
+    assert status == 0 and out
+    assert "stripe does not recognise this input; it reads as google" in err
+
+
+def test_a_wrong_from_is_refused_under_strict() -> None:
+    status, out, err = _main(
+        ["convert", str(GOLDEN / "rate_limited" / "google.json"), "--to", "problem", "--from", "stripe", "--strict"]
+    )
+    assert status == 1 and out == ""
+    assert "stripe does not recognise this input" in err and "--strict" in err
+
+
+def test_explain_warns_too() -> None:
+    status, _, err = _main(["explain", str(GOLDEN / "rate_limited" / "google.json"), "--from", "openai"])
+    assert status == 0
+    assert "openai does not recognise this input; it reads as google" in err
+
+
+def _golden_with_dialect() -> list[tuple[str, str]]:
+    found = []
+    for path in sorted(GOLDEN.glob("*/*.json")) + sorted(GOLDEN.glob("*/*.http")):
+        name = path.stem.replace("http-", "http+", 1) if path.suffix == ".http" else path.stem
+        if name in errconv.dialect_names():  # case.json is no dialect's
+            found.append((str(path), name))
+    return found
+
+
+@pytest.mark.parametrize(("path", "name"), _golden_with_dialect())
+def test_a_right_from_never_warns(path: str, name: str) -> None:
+    status, _, err = _main(["convert", str(path), "--to", "problem", "--from", name])
+    assert "does not recognise" not in err, err
+
+
+def test_the_python_api_trusts_a_named_dialect() -> None:
+    body = (GOLDEN / "rate_limited" / "google.json").read_bytes()
+    assert errconv.detect(body) == "google"
+    fault = errconv.decode(body, "stripe")  # read as named, documented in decode's docstring
+    assert fault.origin is not None and fault.origin.dialect == "stripe"
+    assert "trusted, not checked" in (errconv.decode.__doc__ or "")

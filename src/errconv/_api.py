@@ -147,6 +147,12 @@ def decode(
     Retry-After is measured against when the response has no Date header. With
     `trace`, `fault.origin.trace` records what was read where.
 
+    A named `dialect` is trusted, not checked: the input is read as that dialect even
+    when it does not recognise the shape (what it cannot find is inferred from the
+    status), because naming it is the fast path a gateway takes for every response.
+    When unsure, leave it out, or compare with `detect(data)`; the command line warns
+    when `--from` does not recognise its input (and refuses it under `--strict`).
+
     >>> decode(b'{"type": "about:blank", "status": 503, "retry_after_seconds": 30}').next_step
     <NextStep.WAIT: 'wait'>
     >>> decode(b"upstream overloaded", status=503).next_step

@@ -29,7 +29,7 @@ import msgspec
 
 from . import __compiled__, __version__
 from . import dialects
-from ._api import decode, decode_detected, encode, losses
+from ._api import _Input, decode, decode_detected, encode, losses
 from ._errors import DecodeError, ErrconvError, UnknownDialectError
 from .codes import NextStep, reason_phrase
 from .dialects import get
@@ -272,6 +272,28 @@ def _decode(data: bytes, source: str | None, where: str, status: int | None = No
         raise DecodeError(f"{where}: {exc}") from None
 
 
+def _misread(data: bytes, source: str | None) -> str | None:
+    """Why `--from source` looks wrong for `data`, when the named dialect does not
+    recognise the input at all (it would be read anyway, everything inferred)."""
+    if source is None:
+        return None
+    if source == "status":
+        data = _unbase64(data)
+    try:
+        codec = get(source)
+        if codec.form == "http":  # http+<name> reads any response, as http does
+            codec = get("http")
+        if codec.recognise(_Input(data, DEFAULT_LIMITS).value_for(codec), None) > 0:
+            return None
+    except ErrconvError:
+        return None  # not readable as it at all: decoding says why
+    try:
+        found = f"; it reads as {decode_detected(data)[1]} (drop --from to read it so)"
+    except ErrconvError:
+        found = ""
+    return f"{source} does not recognise this input{found}"
+
+
 def _render(fault: Fault, dialect: str, *, terminal: bool) -> bytes:
     """The bytes to write for one converted error."""
     out = encode(fault, dialect)
@@ -289,7 +311,14 @@ def _convert(args: argparse.Namespace, io: _IO) -> int:
         return _convert_lines(args, io)
     if args.jobs > 1:
         raise _UsageError("errconv convert: --jobs spreads the lines of --lines over processes; give --lines too")
-    fault, _ = _decode(_read(args.file, io), args.source, _name(args.file), args.status)
+    data = _read(args.file, io)
+    misread = _misread(data, args.source) if args.status is None else None
+    if misread is not None:
+        if args.strict:
+            io.say(f"{_name(args.file)}: {misread}; refused under --strict")
+            return EXIT_FAILED
+        io.say(f"{_name(args.file)}: {misread}")
+    fault, _ = _decode(data, args.source, _name(args.file), args.status)
     lost = losses(fault, args.to)
     if lost and args.strict:
         io.say(f"{args.to} cannot carry: {', '.join(lost)} (drop --strict to convert anyway)")
@@ -454,7 +483,11 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
 
 
 def _explain(args: argparse.Namespace, io: _IO) -> int:
-    fault, dialect = _decode(_read(args.file, io), args.source, _name(args.file), args.status)
+    data = _read(args.file, io)
+    misread = _misread(data, args.source) if args.status is None else None
+    if misread is not None:
+        io.say(f"{_name(args.file)}: {misread}")
+    fault, dialect = _decode(data, args.source, _name(args.file), args.status)
     info = _explanation(fault, dialect)
     if args.json:
         io.stdout.write(json.dumps(info, indent=2, ensure_ascii=False).encode() + b"\n")

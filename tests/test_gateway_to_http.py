@@ -79,9 +79,9 @@ def test_the_default_dialect_answers_wildcards_and_json_dialect_answers_json() -
 
 
 def test_only_body_dialects_are_accepted() -> None:
-    with pytest.raises(errconv.DecodeError, match="not an HTTP body dialect"):
+    with pytest.raises(errconv.UnknownDialectError, match="not an HTTP body dialect"):
         errconv.to_http(WAIT, accept="application/json", json_dialect="grpc")
-    with pytest.raises(errconv.DecodeError, match="not an HTTP body dialect"):
+    with pytest.raises(errconv.UnknownDialectError, match="not an HTTP body dialect"):
         ProblemMiddleware(lambda s, r, se: None, json_dialect="status")  # type: ignore[arg-type,return-value]
     with pytest.raises(errconv.UnknownDialectError):
         ProblemMiddleware(lambda s, r, se: None, dialect="nope")  # type: ignore[arg-type,return-value]

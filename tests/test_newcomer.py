@@ -121,3 +121,39 @@ def test_the_python_api_trusts_a_named_dialect() -> None:
     fault = errconv.decode(body, "stripe")  # read as named, documented in decode's docstring
     assert fault.origin is not None and fault.origin.dialect == "stripe"
     assert "trusted, not checked" in (errconv.decode.__doc__ or "")
+
+
+# --------------------------------------------------------------------------- item 3: one exception for a bad dialect name
+
+_F = errconv.Fault.build(status=404, code="not_found")
+_BODY = b'{"error": {"code": 404, "message": "no", "status": "NOT_FOUND"}}'
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: errconv.to_http(_F, "grpc"),
+        lambda: errconv.to_http(_F, "aws"),
+        lambda: errconv.to_http(_F, "nope"),
+        lambda: errconv.to_http(_F, accept="application/json", json_dialect="status"),
+        lambda: errconv.decode(b"{}", "nope"),
+        lambda: errconv.decode("{}", "nope"),
+        lambda: errconv.decode(b"{}", "nope", status=500),
+        lambda: errconv.decode(b"{}", 3),  # type: ignore[arg-type]
+        lambda: errconv.encode(_F, "aws"),
+        lambda: errconv.encode(_F, "nope"),
+        lambda: errconv.convert(_BODY, to="aws"),
+        lambda: errconv.convert(_BODY, to="nope"),
+        lambda: errconv.convert(_BODY, to="problem", source="nope"),
+        lambda: errconv.losses(_F, "aws"),
+        lambda: errconv.losses(_F, "nope"),
+        lambda: errconv.lint_body(_BODY, dialect="nope"),
+    ],
+    ids=lambda c: "",
+)
+def test_a_bad_dialect_name_is_unknown_dialect_error_everywhere(call: object) -> None:
+    with pytest.raises(errconv.UnknownDialectError) as caught:
+        call()  # type: ignore[operator]
+    assert not isinstance(caught.value, errconv.DecodeError)
+    assert isinstance(caught.value, errconv.ErrconvError) and isinstance(caught.value, ValueError)
+    assert "\n" not in str(caught.value) and "UnknownDialectError" not in str(caught.value)

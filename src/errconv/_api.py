@@ -174,7 +174,7 @@ def decode(
                 return codec.decode(read_json(data, limits, f"the {codec.name} body"), reading)
             return decode_json(codec, reading, raw=data)
         return _decode(data, dialect, status, limits, now, trace)
-    except DecodeError:
+    except (DecodeError, UnknownDialectError):  # a bad name is the caller's mistake, not the input's
         raise
     except Exception as exc:
         raise _caught(exc, dialect or "detected") from None

@@ -4,7 +4,9 @@
     ├── DecodeError              input is not a readable error in the named or detected dialect
     ├── ContractError            Fault.build() refused a fault that breaks the agent contract
     ├── LossError                convert(..., strict=True) would drop fields
-    └── UnknownDialectError      a dialect name errconv does not know (also a ValueError)
+    └── UnknownDialectError      a dialect name errconv does not know, or a dialect that cannot do
+                                 what is asked (encode a read-only one, an HTTP body of `grpc`);
+                                 also a ValueError. Every verb raises it for a bad name.
 
     FaultError                   raised *by callers* to carry a Fault (e.g. out of a handler)
 
@@ -71,7 +73,12 @@ class LossError(ErrconvError):
 
 
 class UnknownDialectError(ErrconvError, ValueError):
-    """A dialect name that errconv does not know."""
+    """A dialect name that errconv does not know, or a dialect that cannot do what is asked.
+
+    One type for one mistake, whichever verb is called: `decode(data, "nope")`,
+    `encode(fault, "aws")` (aws is read, not written), `to_http(fault, "grpc")` (not an
+    HTTP body), `convert`, `losses`, `lint_body`. Never a DecodeError: the input is fine.
+    """
 
 
 class FaultError(Exception):

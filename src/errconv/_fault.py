@@ -171,8 +171,9 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
         A missing `next_step` is inferred with the same rules decoders use. Raises
         `ContractError` for a `wait` without `retry_after_seconds`, a delay that is
         not a whole non-negative number of seconds, a `fix_request` without `param`,
-        a code whose ErrorInfo reason would break AIP-193, or more than three
-        alternatives.
+        or more than three alternatives. `code` is any text, kept as given; where a
+        dialect writes an AIP-193 ErrorInfo reason it makes one from it (see
+        `errconv.dialects._status.reason_for`).
 
         >>> f = Fault.build(status=429, code="rate_limited", next_step="wait", retry_after_seconds=30)
         >>> (f.grpc_code_name, f.next_step == "wait")
@@ -191,13 +192,14 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
         except ValueError:
             raise ContractError(f"grpc_code must be a google.rpc.Code from 0 to 16, got {shorten(grpc_code)}") from None
 
-        if code is not None:
-            reason = code.upper()
-            if not REASON_RE.fullmatch(reason) or len(reason) > REASON_MAX or reason.lower() != code.lower():
-                raise ContractError(
-                    f"code {shorten(code)} does not make an AIP-193 ErrorInfo reason "
-                    "(letters, digits and underscores, starting with a letter, 3 to 63 characters)"
-                )
+        # A code is kept as its service spells it ("bad-request", "E1"), as decoding keeps it:
+        # AIP-193's reason rule binds only ErrorInfo.reason, and the google-family dialects
+        # write a reason made from the code (BAD_REQUEST), or the gRPC code name when none
+        # can be made ("E1" -> NOT_FOUND), with the exact code beside it.
+        if code is not None and not isinstance(code, str):
+            raise ContractError(f"code must be text, got {shorten(code)}")
+        if code == "":
+            code = None
 
         if retry_after_seconds is not None:
             if isinstance(retry_after_seconds, bool) or not isinstance(retry_after_seconds, (int, float)):

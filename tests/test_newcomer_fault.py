@@ -44,3 +44,33 @@ def test_a_code_that_is_not_text_is_refused() -> None:
     with pytest.raises(ContractError, match="code must be text"):
         Fault.build(status=404, code=404)  # type: ignore[arg-type]
     assert Fault.build(status=404, code="").code is None
+
+
+# --------------------------------------------------------------------------- item 6: grpc_code is one type
+
+GOLDEN = __import__("pathlib").Path(__file__).resolve().parent.parent / "golden"
+
+
+def test_grpc_code_is_a_code_member_however_the_fault_was_made() -> None:
+    built = Fault.build(status=404, code="not_found")
+    made = [
+        built,
+        Fault.build(grpc_code=5, code="x"),
+        built.replace(grpc_code=14),
+        Fault.from_json(built.to_json()),
+        errconv.decode(errconv.encode(built, "fault")),
+        errconv.from_http(503, [], b"busy"),
+        errconv.from_grpc("UNAVAILABLE", "busy"),
+    ]
+    for path in sorted(GOLDEN.glob("*/*")):
+        if path.stem != "case" and path.suffix != ".txtpb":  # text protobuf is no wire form errconv reads
+            made.append(errconv.decode(path.read_bytes()))
+    for fault in made:
+        assert type(fault.grpc_code) is Code, fault
+    assert built.grpc_code == 5 and built.grpc_code is Code.NOT_FOUND
+
+
+def test_a_code_member_writes_as_a_number() -> None:
+    built = Fault.build(status=404, code="not_found")
+    assert b'"grpc_code": 5' in built.to_json()
+    assert json.loads(errconv.encode(built, "status-json"))["code"] == 5

@@ -136,7 +136,11 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
             return str(self.grpc_code)
 
     def replace(self, **changes: Any) -> Fault:
-        """A copy with some fields changed (no contract check)."""
+        """A copy with some fields changed (no contract check; a `grpc_code` in range
+        becomes a `Code` member, as every Fault holds it)."""
+        code = changes.get("grpc_code")
+        if code is not None and type(code) is not Code and type(code) is int and 0 <= code <= 16:
+            changes["grpc_code"] = Code(code)
         return msgspec.structs.replace(self, **changes)
 
     def to_json(self) -> bytes:
@@ -147,7 +151,10 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
     @classmethod
     def from_json(cls, data: bytes | str) -> Fault:
         """Read the canonical JSON written by `to_json`."""
-        return msgspec.json.decode(data, type=cls)
+        fault = msgspec.json.decode(data, type=cls)
+        if type(fault.grpc_code) is int and 0 <= fault.grpc_code <= 16:
+            fault = msgspec.structs.replace(fault, grpc_code=Code(fault.grpc_code))  # one type, as decoders give it
+        return fault
 
     @classmethod
     def build(
@@ -275,7 +282,7 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
         _check_details(dets, retry_after_seconds)
         return cls(
             status=status,
-            grpc_code=int(grpc_code),
+            grpc_code=grpc_code,  # a Code member, as decoders give (one type; it is an int too)
             code=code,
             next_step=step,
             retry_after_seconds=retry_after_seconds,

@@ -46,6 +46,11 @@ class _Input:
         if isinstance(data, tuple) or isinstance(data, list):
             self.raw = data  # trailer pairs
             return
+        descriptor = getattr(data, "DESCRIPTOR", None)
+        if descriptor is not None and hasattr(data, "SerializeToString"):  # a protobuf message
+            if getattr(descriptor, "full_name", None) != "google.rpc.Status":
+                raise DecodeError(f"a protobuf message is read as a google.rpc.Status, got {shorten(getattr(descriptor, 'full_name', data))}")
+            data = data.SerializeToString()
         if isinstance(data, str):
             try:
                 data = data.encode("utf-8", "surrogateescape")
@@ -140,7 +145,8 @@ def decode(
 ) -> Fault:
     """Read an error in any dialect into a Fault; the dialect is detected when not named.
 
-    `data` is bytes, text, a JSON value already parsed, or gRPC trailer pairs. `status`
+    `data` is bytes, text, a JSON value already parsed, gRPC trailer pairs, or a
+    `google.rpc.status_pb2.Status` message (read as its serialized bytes). `status`
     is the HTTP status a bare body came with, when the caller knows it (from a log
     line): the status line of a response, so a body no dialect recognises is read
     from it. `now` (epoch seconds, or a callable giving them) is the clock an HTTP-date

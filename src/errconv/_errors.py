@@ -15,7 +15,7 @@ Messages are one line, name the offending value (cut short) and say what is acce
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._fault import Fault
@@ -88,8 +88,20 @@ class FaultError(Exception):
     interceptors and middleware turn it into the right wire form:
 
     >>> raise FaultError(Fault.build(status=404, code="book_not_found", detail="No such book"))
+
+    or, the same, with the fields `Fault.build` takes (its contract checks apply):
+
+    >>> raise FaultError(status=404, code="book_not_found", detail="No such book")
     """
 
-    def __init__(self, fault: Fault) -> None:
+    def __init__(self, fault: Fault | None = None, **fields: Any) -> None:
+        if fault is None:
+            if not fields:
+                raise TypeError("FaultError takes a Fault, or the fields Fault.build takes (status=..., code=...)")
+            from ._fault import Fault
+
+            fault = Fault.build(**fields)
+        elif fields:
+            raise TypeError("FaultError takes a Fault or fields to build one, not both")
         self.fault = fault
         super().__init__(fault.detail or fault.title or fault.code or f"HTTP {fault.status}")

@@ -445,12 +445,23 @@ def read_body(
                 else:
                     reading.body = named.name
                     reading.at = "/body"
-                return decode_json(named, reading, raw=stripped)
+                try:
+                    return decode_json(named, reading, raw=stripped)
+                except DecodeError:
+                    try:
+                        body.decode("utf-8")
+                    except UnicodeDecodeError:
+                        pass  # not UTF-8: read below as text with U+FFFD, noted
+                    else:
+                        raise
+    original = body  # what a binary dialect (protobuf) reads
     if body is not None:
         try:
             body.decode("utf-8")
         except UnicodeDecodeError:
-            raise DecodeError("the response body is not valid UTF-8") from None
+            # Read as text all the same, as a browser would: to_http answers such a
+            # response from its status and headers, and so does this, with what the text says.
+            body = body.decode("utf-8", "replace").encode("utf-8")
         stripped = body.strip()
         json_like = media.endswith("json") or not media or media == "text/plain"
         if stripped[:1] in (b"{", b"[") and json_like:
@@ -463,7 +474,9 @@ def read_body(
     if is_json and type(value) is dict:
         dialect = best_claim(claimants(candidates, value, http), value, body or b"", http)
     else:
-        dialect = strongest_of(candidates, value, body or b"", http)
+        dialect = strongest_of(candidates, value, original or b"", http)
+    if body is not original and (dialect is None or dialect.form != "bytes"):
+        reading.notes += ("the body is not valid UTF-8; read with U+FFFD in place of the bytes that are not",)
     if dialect is None:
         if ok:
             raise DecodeError(f"not an error response: {http.status}")
@@ -478,7 +491,7 @@ def read_body(
         reading.at = "/body"
     if dialect.form == "json" and is_json:
         return decode_json(dialect, reading, value=value)
-    return dialect.decode(body, reading)  # a bytes dialect, or a json one that reads other bytes too
+    return dialect.decode(original if dialect.form == "bytes" else body, reading)  # a bytes dialect, or a json one that reads other bytes too
 
 
 def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:

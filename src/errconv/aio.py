@@ -27,8 +27,11 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Hashable
 from typing import Any
 
-import grpc
-import grpc.aio
+from ._extras import needs
+
+with needs("grpc", "errconv.aio"):
+    import grpc
+    import grpc.aio
 
 from ._errors import FaultError
 from ._fault import Fault

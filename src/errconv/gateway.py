@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
 from ._errors import DecodeError, FaultError
+from ._extras import needs
 from ._fault import Fault, Violation
 from ._http import HttpResponse, from_http, to_http
 from ._limits import DEFAULT_LIMITS, Limits
@@ -410,10 +411,11 @@ def install(
     ServerErrorMiddleware, outside all user middleware, which re-raises after it
     answered so the server logs the traceback.
     """
-    from starlette.exceptions import HTTPException
-    from starlette.requests import HTTPConnection
-    from starlette.responses import Response
-    from starlette.websockets import WebSocket
+    with needs("starlette", "errconv.gateway.install"):
+        from starlette.exceptions import HTTPException
+        from starlette.requests import HTTPConnection
+        from starlette.responses import Response
+        from starlette.websockets import WebSocket
 
     answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits)
 
@@ -491,8 +493,9 @@ class LitestarPlugin:
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         """Add the handlers to the app's configuration (Litestar calls this once)."""
-        from litestar import Request, Response
-        from litestar.exceptions import HTTPException, ValidationException
+        with needs("litestar", "errconv.gateway.LitestarPlugin"):
+            from litestar import Request, Response
+            from litestar.exceptions import HTTPException, ValidationException
 
         answers, limits = self._answers, self.limits
 

@@ -392,7 +392,9 @@ def _measured(fault: Fault, codec: Dialect, encoded: bytes) -> tuple[str, ...]:
     lost: list[str] = []
     for name in _FIELDS:
         mine, theirs = getattr(fault, name), getattr(back, name)
-        if mine == theirs or name in inferred:
+        if mine == theirs or name in inferred or mine is None:
+            # None: the target added what the fault never had (JSON-RPC's -32000 and
+            # Twirp's code name read back as a code); nothing was there to lose.
             continue
         if name == "details":
             left, missing = list(theirs), []

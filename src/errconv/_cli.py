@@ -167,8 +167,17 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     lint.add_argument("--ignore", action="append", default=[], type=_rule, metavar="RULE", help="leave out a rule (repeatable)")
     lint.add_argument("--list-rules", action="store_true", help="print every rule with its severity, and exit")
 
-    sim = sub.add_parser("simulate", parents=[common], help="run seed 004's agent loop on a virtual clock")
-    sim.add_argument("--renderings", choices=tuple(RENDERINGS), default="errconv", help="whose error bodies (default: errconv)")
+    sim = sub.add_parser(
+        "simulate",
+        parents=[common],
+        help="run the agent loop of the published guide (its agent-loop tables: seed 004) on a virtual clock",
+        description=(
+            "Run, on a virtual clock, the agent loop of seed 004: the published guide 'How to design error responses"
+            " an autonomous agent can act on' (voxgig.com/howto/error-responses-an-agent-can-act-on), and print its"
+            " three agent-loop tables, for errconv's bodies or the guide's own."
+        ),
+    )
+    sim.add_argument("--renderings", choices=tuple(RENDERINGS), default="errconv", help="whose error bodies: errconv's, or the guide's own (default: errconv)")
     sim.add_argument("--budget", type=_whole(1), default=8, metavar="N", help="calls per loop (default: 8)")
     sim.add_argument("--clears-at", type=_whole(0), default=30, metavar="SECONDS", help="when temporary failures clear (default: 30)")
     sim.add_argument("--json", action="store_true", help="write JSON for machines")

@@ -1,5 +1,9 @@
 """The contract review of seed 004, over a catalog of error bodies in any dialect.
 
+Seed 004 is the published guide *How to design error responses an autonomous agent can
+act on* (voxgig.com/howto/error-responses-an-agent-can-act-on, with its agent-loop
+tables); the contract is its: a stable code, the parameter at fault, a next step, a delay.
+
 Decoding is liberal: any real-world body reads into a Fault. `lint` says what the
 body should have said and did not. It reads nothing itself: every rule works from the
 decoder's result, the Fault and the trace of what was read where

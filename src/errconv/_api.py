@@ -13,6 +13,7 @@ from ._limits import DEFAULT_LIMITS, Limits
 from .details import TYPE_NAMES, RawDetail
 from .dialects import Dialect, HttpInfo, get, no_dialect, strongest
 from .dialects._base import decode_json
+from .dialects._depth import shallow
 from .dialects._common import Headers, Reading, Writing, read_json
 
 __all__ = ["convert", "decode", "detect", "encode", "losses"]
@@ -171,7 +172,7 @@ def decode(
             if len(data) > limits.max_bytes:
                 raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
             reading = Reading(limits, len(data))
-            if data.count(b"{") + data.count(b"[") < limits.max_depth:
+            if shallow(data, limits.max_depth):
                 reading.deep = False
             reading.dialect = codec.name
             if codec.form != "json" or (codec.bytes_too and not json_like(data)):
@@ -212,7 +213,7 @@ def decode_detected(data: Any, *, limits: Limits = DEFAULT_LIMITS) -> tuple[Faul
         try:
             raw = inp.raw
             reading = Reading(limits, len(raw) if type(raw) is bytes else inp.size)
-            if type(raw) is bytes and raw.count(b"{") + raw.count(b"[") < limits.max_depth:
+            if type(raw) is bytes and shallow(raw, limits.max_depth):
                 reading.deep = False
             reading.dialect = codec.name
             if codec.form == "json" and inp.json is not _NO_JSON:  # parsed to detect it: not again
@@ -245,7 +246,7 @@ def _decode(
         if len(data) > limits.max_bytes:
             raise DecodeError(f"the input is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
         reading = Reading(limits, len(data)) if now is None and not trace else Reading(limits, len(data), now=now, trace=trace)
-        if data.count(b"{") + data.count(b"[") < limits.max_depth:
+        if shallow(data, limits.max_depth):
             reading.deep = False
         reading.dialect = codec.name
         if codec.form != "json" or (codec.bytes_too and not json_like(data)):
@@ -257,7 +258,7 @@ def _decode(
     inp = _Input(data, limits)
     reading = Reading(limits, len(data) if type(data) is bytes else inp.size, now=now, trace=trace)
     raw = inp.raw
-    if type(raw) is bytes and raw.count(b"{") + raw.count(b"[") < limits.max_depth:
+    if type(raw) is bytes and shallow(raw, limits.max_depth):
         reading.deep = False
     if lenient:
         reading.lenient = True

@@ -41,6 +41,7 @@ from .codes import NextStep, code_for_http, reason_phrase
 from .details import RequestInfo
 from .dialects import CERTAIN, Dialect, HttpInfo, best_claim, body_dialects, by_media, claimants, get
 from .dialects._base import decode_json
+from .dialects._depth import shallow
 from .dialects._common import CodeValue, Headers, Reading, Writing, read_json, valid_code, write_json
 from .dialects._status import without_debug
 
@@ -558,7 +559,10 @@ def from_http(
             status, headers, body = found
     fields, raw = _headers(headers, limits), _bytes(body, limits)
     size = len(raw) + sum(len(name) + len(value) for name, value in fields.items)
-    return read(status, fields, raw, Reading(limits, now=now, dialect="http", trace=trace, size=size))
+    reading = Reading(limits, now=now, dialect="http", trace=trace, size=size)
+    if shallow(raw, limits.max_depth):
+        reading.deep = False  # the decoders need not walk the body for its depth
+    return read(status, fields, raw, reading)
 
 
 def _bytes(body: Any, limits: Limits) -> bytes:

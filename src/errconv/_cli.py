@@ -371,7 +371,10 @@ def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
 def _detect(args: argparse.Namespace, io: _IO) -> int:
     # Detection looks at the shape; decoding confirms it, so `detect` names a dialect
     # only for input that really reads as an error in it (binary junk is not `status`).
-    _, dialect = _decode(_read(args.file, io), None, _name(args.file))
+    try:
+        _, dialect = _decode(_read(args.file, io), None, _name(args.file))
+    except DecodeError as exc:  # detect takes no status: the commands that do are named
+        raise DecodeError(str(exc).replace("(status=)", "(errconv convert or explain --status N)")) from None
     io.stdout.write(dialect.encode() + b"\n")
     return EXIT_OK
 

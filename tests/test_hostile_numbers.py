@@ -251,3 +251,16 @@ def test_within_never_passes_a_long_string(values: list[Any], limit: int) -> Non
 
     if within(values, limit):
         assert all(len(s) <= limit for s in strings(values))
+
+
+def test_a_quote_outside_the_json_never_makes_a_deep_body_look_shallow() -> None:
+    deep = b'{"type": "about:blank", "status": 500, "x": ' + b"[" * 40 + b"1" + b"]" * 40 + b', "pad": "' + b"y" * 20_000 + b'"}'
+    response = b'HTTP/1.1 500 X\r\nX-Quote: "\r\nContent-Type: application/problem+json\r\n\r\n' + deep
+    assert not shallow(response, 32)
+    for call in (
+        lambda: errconv.decode(response),
+        lambda: errconv.decode(deep),
+        lambda: errconv.from_http(500, [("Content-Type", "application/problem+json"), ("X-Quote", '"')], deep),
+    ):
+        with pytest.raises(errconv.DecodeError, match="nests deeper than 32"):
+            call()

@@ -25,6 +25,10 @@ def shallow(raw: bytes, limit: int) -> bool:
         return True
     if limit <= 0 or len(raw) < _LARGE:  # a small body's walks cost little: not worth a look
         return False
+    if raw.lstrip()[:1] not in (b"{", b"["):
+        # Not one JSON document (a whole HTTP response, a framed stream): a quote in a
+        # header or a frame's length would pair the quotes wrongly. The walks decide.
+        return False
     # In JSON a quote inside a string is escaped: drop escaped backslashes, then escaped
     # quotes, and the quotes left delimit strings; the even pieces are outside them.
     text = raw

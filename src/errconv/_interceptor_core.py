@@ -198,7 +198,11 @@ def call_fault(code: Any, details: str | bytes | None, trailing_metadata: Any, *
     try:
         fault = from_grpc(code, details, (), limits=limits)
     except Exception:
-        fault = from_grpc(code, None, ())
+        try:
+            fault = from_grpc(code, None, ())
+        except Exception:  # no failure's code (from_grpc refuses OK, or a name it does not know)
+            fault = from_grpc(None, None, ())
+            problem = f"{problem}; code {str(code)[:40]!r} read as UNKNOWN"
     origin = fault.origin or Origin(dialect="grpc")
     return fault.replace(origin=msgspec.structs.replace(origin, notes=(*origin.notes, problem)))
 

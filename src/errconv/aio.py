@@ -27,8 +27,11 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Hashable
 from typing import Any
 
-import grpc
-import grpc.aio
+from ._extras import needs
+
+with needs("grpc", "errconv.aio"):
+    import grpc
+    import grpc.aio
 
 from ._model.errors import FaultError
 from ._model.fault import Fault

@@ -35,7 +35,10 @@ import types
 from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
-import grpc
+from ._extras import needs
+
+with needs("grpc", "errconv.interceptors"):
+    import grpc
 
 from ._model.errors import FaultError
 from ._model.fault import Fault

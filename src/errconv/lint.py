@@ -1,5 +1,9 @@
 """The contract review of seed 004, over a catalog of error bodies in any dialect.
 
+Seed 004 is the published guide *How to design error responses an autonomous agent can
+act on* (voxgig.com/howto/error-responses-an-agent-can-act-on, with its agent-loop
+tables); the contract is its: a stable code, the parameter at fault, a next step, a delay.
+
 Decoding is liberal: any real-world body reads into a Fault. `lint` says what the
 body should have said and did not. It reads nothing itself: every rule works from the
 decoder's result, the Fault and the trace of what was read where
@@ -327,7 +331,11 @@ def _check_steps(doc: _Doc, now: float | None) -> Iterator[_Hit]:
         yield "fix-without-param", where, f"a fix_request ({how}) that names no param: the caller cannot tell which argument to change"
     if fault.status < 400 and doc.stated:
         yield "next-step-on-success", where, f"next_step {fault.next_step} on a {fault.status}: a success carries no advice"
-    if fault.next_step == NextStep.WAIT and doc.stated and fault.grpc_code in _BUG_CODES and not doc.bare_stripe:
+    # Only a bug code the response states (its status line, grpc-status, a status or code
+    # member): one errconv derived from a type word ("server_error", which a 503 shares)
+    # says nothing about whether the failure clears with time.
+    code_stated = doc.in_http or doc.trailers or any(seen[0] == "status" for seen in doc.seen)
+    if fault.next_step == NextStep.WAIT and doc.stated and fault.grpc_code in _BUG_CODES and not doc.bare_stripe and code_stated:
         yield "wait-on-bug", where, f"a wait on {fault.grpc_code_name}: a bug does not clear with time; give_up"
     if not doc.stated:
         inferred = f"; errconv {how}: {fault.next_step}" if fault.next_step is not None else ""
@@ -618,6 +626,10 @@ def lint_paths(
             report.files.append(path)
             report.findings.append(_finding(path, "unreadable", "", f"cannot read the file: {exc.strerror or exc}"))
             continue
+        if len(data) > limits.max_bytes:  # read one byte past the limit: say the file's size, not that byte count
+            report.files.append(path)
+            report.findings.append(_finding(path, "unreadable", "", _too_large(path, limits.max_bytes)))
+            continue
         result = _lint(data, path, None, limits, now, walking, ignored, catalog)
         if result is None:
             continue
@@ -628,6 +640,20 @@ def lint_paths(
             server_errors.append((path, doc.fault))
     report.findings.extend(f for f in _catalog_findings(server_errors) if f.rule not in ignored)
     return report
+
+
+def _too_large(path: str, limit: int) -> str:
+    try:
+        size = f"{os.path.getsize(path) / 1_000_000:.1f} MB"
+    except OSError:
+        size = "larger than that"
+    return f"the file is {size}, over the {_megabytes(limit)} limit of one error body (Limits.max_bytes)"
+
+
+def _megabytes(count: int) -> str:
+    if count % (1 << 20) == 0:
+        return f"{count >> 20} MiB"
+    return f"{count / 1_000_000:g} MB"
 
 
 _NOT_TRANSIENT = frozenset({Code.INTERNAL, Code.UNKNOWN, Code.DATA_LOSS, Code.UNIMPLEMENTED})

@@ -252,7 +252,7 @@ def test_encoding_is_refused_naming_the_dialects_that_write() -> None:
     assert "http+kubernetes" not in errconv.dialect_names()
     with pytest.raises(errconv.UnknownDialectError):
         errconv.encode(fault, "http+kubernetes")
-    with pytest.raises(errconv.DecodeError, match="not an HTTP body dialect"):
+    with pytest.raises(errconv.UnknownDialectError, match="not an HTTP body dialect"):
         errconv.to_http(fault, "kubernetes")
     with pytest.raises(errconv.UnknownDialectError):
         errconv.convert(json.dumps(status("NotFound", 404)).encode(), to="kubernetes")

@@ -216,7 +216,7 @@ def test_to_http_gives_status_headers_and_body() -> None:
     google = errconv.to_http(fault, "google")
     assert google.headers[0] == ("Content-Type", "application/json; charset=UTF-8")
     assert bytes(google) == errconv.encode(fault, "http+google")
-    with pytest.raises(errconv.DecodeError, match="not an HTTP body dialect"):
+    with pytest.raises(errconv.UnknownDialectError, match="not an HTTP body dialect"):
         errconv.to_http(fault, "status")
 
 

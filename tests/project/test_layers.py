@@ -59,6 +59,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "integrations",
         (
+            "errconv._extras",
             "errconv._interceptor_core",
             "errconv.interceptors",
             "errconv.aio",

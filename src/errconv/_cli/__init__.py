@@ -32,7 +32,7 @@ from .. import __compiled__
 from .._version import __version__
 from .. import dialects
 from .._catalog import Catalog
-from .._pipeline.api import decode, decode_detected, encode, losses
+from .._pipeline.api import _Input, decode, decode_detected, encode, losses
 from .._model.errors import DecodeError, ErrconvError, UnknownDialectError
 from ..codes import NextStep, reason_phrase
 from ..dialects import get
@@ -95,6 +95,14 @@ def _dialect(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _writer(value: str) -> str:
+    name = _dialect(value)
+    if not get(name).encodes:
+        writers = ", ".join(n for n in dialects.names() if get(n).encodes)
+        raise argparse.ArgumentTypeError(f"{name} is read, not written; errconv writes: {writers}")
+    return name
+
+
 def _whole(minimum: int) -> Callable[[str], int]:
     def parse(value: str) -> int:
         if not re.fullmatch(r"\d{1,9}", value) or int(value) < minimum:
@@ -126,11 +134,11 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show a traceback on error")
     parser.add_argument("--version", action="version", version=f"errconv {__version__} ({BUILD})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=make)  # type: ignore[call-overload]
-    known = ", ".join(dialects.names())
+    writers = ", ".join(name for name in dialects.names() if get(name).encodes)
 
     conv = sub.add_parser("convert", parents=[common], help="convert an error to another dialect")
     conv.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for standard input (default)")
-    conv.add_argument("--to", required=True, type=_dialect, metavar="DIALECT", help=f"the output dialect: {known}")
+    conv.add_argument("--to", required=True, type=_writer, metavar="DIALECT", help=f"the output dialect: {writers}")
     conv.add_argument("--from", dest="source", type=_dialect, metavar="DIALECT", help="the input dialect (default: detected)")
     conv.add_argument("--status", type=_status, metavar="N", help="the HTTP status a bare body came with (a log line's)")
     conv.add_argument("--strict", action="store_true", help="fail instead of dropping what the output dialect cannot carry")
@@ -163,8 +171,17 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
     lint.add_argument("--list-rules", action="store_true", help="print every rule with its severity, and exit")
     lint.add_argument("--catalog", metavar="CATALOG", help="also check each body against its code's entry in this error catalog")
 
-    sim = sub.add_parser("simulate", parents=[common], help="run seed 004's agent loop on a virtual clock")
-    sim.add_argument("--renderings", choices=tuple(simulation.RENDERINGS), default="errconv", help="whose error bodies (default: errconv)")
+    sim = sub.add_parser(
+        "simulate",
+        parents=[common],
+        help="run the agent loop of the published guide (its agent-loop tables: seed 004) on a virtual clock",
+        description=(
+            "Run, on a virtual clock, the agent loop of seed 004: the published guide 'How to design error responses"
+            " an autonomous agent can act on' (voxgig.com/howto/error-responses-an-agent-can-act-on), and print its"
+            " three agent-loop tables, for errconv's bodies or the guide's own."
+        ),
+    )
+    sim.add_argument("--renderings", choices=tuple(simulation.RENDERINGS), default="errconv", help="whose error bodies: errconv's, or the guide's own (default: errconv)")
     sim.add_argument("--budget", type=_whole(1), default=8, metavar="N", help="calls per loop (default: 8)")
     sim.add_argument("--clears-at", type=_whole(0), default=30, metavar="SECONDS", help="when temporary failures clear (default: 30)")
     sim.add_argument("--json", action="store_true", help="write JSON for machines")
@@ -186,6 +203,8 @@ class _IO:
 
     def say(self, message: str) -> None:
         """One line on stderr (controls shown as escapes: a message may quote hostile input)."""
+        # The library's messages name its keyword (status=); here it is an option.
+        message = message.replace("(status=)", "(--status N)")
         self.stderr.write(f"errconv: {_CONTROLS.sub(lambda m: repr(m.group())[1:-1], message)}\n")
 
     def is_terminal(self) -> bool:
@@ -270,6 +289,28 @@ def _decode(data: bytes, source: str | None, where: str, status: int | None = No
         raise DecodeError(f"{where}: {exc}") from None
 
 
+def _misread(data: bytes, source: str | None) -> str | None:
+    """Why `--from source` looks wrong for `data`, when the named dialect does not
+    recognise the input at all (it would be read anyway, everything inferred)."""
+    if source is None:
+        return None
+    if source == "status":
+        data = _unbase64(data)
+    try:
+        codec = get(source)
+        if codec.form == "http":  # http+<name> reads any response, as http does
+            codec = get("http")
+        if codec.recognise(_Input(data, DEFAULT_LIMITS).value_for(codec), None) > 0:
+            return None
+    except ErrconvError:
+        return None  # not readable as it at all: decoding says why
+    try:
+        found = f"; it reads as {decode_detected(data)[1]} (drop --from to read it so)"
+    except ErrconvError:
+        found = ""
+    return f"{source} does not recognise this input{found}"
+
+
 def _render(fault: Fault, dialect: str, *, terminal: bool) -> bytes:
     """The bytes to write for one converted error."""
     out = encode(fault, dialect)
@@ -287,7 +328,14 @@ def _convert(args: argparse.Namespace, io: _IO) -> int:
         return _convert_lines(args, io)
     if args.jobs > 1:
         raise _UsageError("errconv convert: --jobs spreads the lines of --lines over processes; give --lines too")
-    fault, _ = _decode(_read(args.file, io), args.source, _name(args.file), args.status)
+    data = _read(args.file, io)
+    misread = _misread(data, args.source) if args.status is None else None
+    if misread is not None:
+        if args.strict:
+            io.say(f"{_name(args.file)}: {misread}; refused under --strict")
+            return EXIT_FAILED
+        io.say(f"{_name(args.file)}: {misread}")
+    fault, _ = _decode(data, args.source, _name(args.file), args.status)
     lost = losses(fault, args.to)
     if lost and args.strict:
         io.say(f"{args.to} cannot carry: {', '.join(lost)} (drop --strict to convert anyway)")
@@ -331,7 +379,10 @@ def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
 def _detect(args: argparse.Namespace, io: _IO) -> int:
     # Detection looks at the shape; decoding confirms it, so `detect` names a dialect
     # only for input that really reads as an error in it (binary junk is not `status`).
-    _, dialect = _decode(_read(args.file, io), None, _name(args.file))
+    try:
+        _, dialect = _decode(_read(args.file, io), None, _name(args.file))
+    except DecodeError as exc:  # detect takes no status: the commands that do are named
+        raise DecodeError(str(exc).replace("(status=)", "(errconv convert or explain --status N)")) from None
     io.stdout.write(dialect.encode() + b"\n")
     return EXIT_OK
 
@@ -458,7 +509,11 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
 
 
 def _explain(args: argparse.Namespace, io: _IO) -> int:
-    fault, dialect = _decode(_read(args.file, io), args.source, _name(args.file), args.status)
+    data = _read(args.file, io)
+    misread = _misread(data, args.source) if args.status is None else None
+    if misread is not None:
+        io.say(f"{_name(args.file)}: {misread}")
+    fault, dialect = _decode(data, args.source, _name(args.file), args.status)
     info = _explanation(fault, dialect)
     if args.json:
         io.stdout.write(json.dumps(info, indent=2, ensure_ascii=False).encode() + b"\n")

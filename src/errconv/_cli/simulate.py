@@ -1,5 +1,9 @@
 """The agent loop of seed 004, on a virtual clock.
 
+Seed 004 is the published guide *How to design error responses an autonomous agent can
+act on* (voxgig.com/howto/error-responses-an-agent-can-act-on): its scripted agent loop
+and the three tables it prints, which this reproduces.
+
 A scripted service fails with one of four failures; its two temporary ones
 (`rate_limited`, `maintenance`) clear 30 s after the first call. A loop calls it, decodes
 each response with errconv, asks a policy what to do, and sleeps on a `VirtualClock`,

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from .errors import ContractError, shorten
+from .errors import ContractError, install_build, shorten
 from ..codes import Code, NextStep, code_for_http, http_for_code, infer_next_step
 from ..details import TYPE_NAMES, Detail, LocalizedMessage, RawDetail, RetryInfo
 
@@ -141,7 +141,11 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
             return str(self.grpc_code)
 
     def replace(self, **changes: Any) -> Fault:
-        """A copy with some fields changed (no contract check)."""
+        """A copy with some fields changed (no contract check; a `grpc_code` in range
+        becomes a `Code` member, as every Fault holds it)."""
+        code = changes.get("grpc_code")
+        if code is not None and type(code) is not Code and type(code) is int and 0 <= code <= 16:
+            changes["grpc_code"] = Code(code)
         return msgspec.structs.replace(self, **changes)
 
     def to_json(self) -> bytes:
@@ -152,7 +156,10 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
     @classmethod
     def from_json(cls, data: bytes | str) -> Fault:
         """Read the canonical JSON written by `to_json`."""
-        return msgspec.json.decode(data, type=cls)
+        fault = msgspec.json.decode(data, type=cls)
+        if type(fault.grpc_code) is int and 0 <= fault.grpc_code <= 16:
+            fault = msgspec.structs.replace(fault, grpc_code=Code(fault.grpc_code))  # one type, as decoders give it
+        return fault
 
     @classmethod
     def build(
@@ -176,8 +183,9 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
         A missing `next_step` is inferred with the same rules decoders use. Raises
         `ContractError` for a `wait` without `retry_after_seconds`, a delay that is
         not a whole non-negative number of seconds, a `fix_request` without `param`,
-        a code whose ErrorInfo reason would break AIP-193, or more than three
-        alternatives.
+        or more than three alternatives. `code` is any text, kept as given; where a
+        dialect writes an AIP-193 ErrorInfo reason it makes one from it (see
+        `errconv.dialects._status.reason_for`).
 
         >>> f = Fault.build(status=429, code="rate_limited", next_step="wait", retry_after_seconds=30)
         >>> (f.grpc_code_name, f.next_step == "wait")
@@ -196,13 +204,14 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
         except ValueError:
             raise ContractError(f"grpc_code must be a google.rpc.Code from 0 to 16, got {shorten(grpc_code)}") from None
 
-        if code is not None:
-            reason = code.upper()
-            if not REASON_RE.fullmatch(reason) or len(reason) > REASON_MAX or reason.lower() != code.lower():
-                raise ContractError(
-                    f"code {shorten(code)} does not make an AIP-193 ErrorInfo reason "
-                    "(letters, digits and underscores, starting with a letter, 3 to 63 characters)"
-                )
+        # A code is kept as its service spells it ("bad-request", "E1"), as decoding keeps it:
+        # AIP-193's reason rule binds only ErrorInfo.reason, and the google-family dialects
+        # write a reason made from the code (BAD_REQUEST), or the gRPC code name when none
+        # can be made ("E1" -> NOT_FOUND), with the exact code beside it.
+        if code is not None and not isinstance(code, str):
+            raise ContractError(f"code must be text, got {shorten(code)}")
+        if code == "":
+            code = None
 
         if retry_after_seconds is not None:
             if isinstance(retry_after_seconds, bool) or not isinstance(retry_after_seconds, (int, float)):
@@ -271,7 +280,7 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
         _check_details(dets, retry_after_seconds)
         return cls(
             status=status,
-            grpc_code=int(grpc_code),
+            grpc_code=grpc_code,  # a Code member, as decoders give (one type; it is an int too)
             code=code,
             next_step=step,
             retry_after_seconds=retry_after_seconds,
@@ -377,3 +386,6 @@ def _scrub(value: Any) -> Any:
     if type(value) is list or type(value) is tuple:
         return type(value)(_scrub(v) for v in value)
     return value
+
+
+install_build(Fault.build)  # FaultError(**fields) builds with it (errors.py sits below this module)

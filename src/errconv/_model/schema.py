@@ -171,19 +171,23 @@ def check_depth(value: Any, limit: int) -> None:
     """Raise DecodeError when `value` nests deeper than `limit` arrays and objects."""
     if not value and limit > 0:  # an empty container (or a falsy scalar) nests nothing
         return
-    stack = [(value, 0)]
-    while stack:
-        node, depth = stack.pop()
-        children: Iterable[Any]
-        if isinstance(node, dict):
-            children = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        if depth >= limit:
-            raise DecodeError(f"JSON nests deeper than {limit} levels (the limit is Limits.max_depth)")
-        stack.extend((child, depth + 1) for child in children)
+    # Level by level, containers only: no tuple per node (a body of 100,000 small
+    # objects walked node by node cost several times its parse; issue 23).
+    level: list[Any] = [value]
+    depth = 0
+    while level:
+        deeper: list[Any] = []
+        for node in level:
+            if type(node) is dict or isinstance(node, dict):
+                if depth >= limit:
+                    raise DecodeError(f"JSON nests deeper than {limit} levels (the limit is Limits.max_depth)")
+                deeper.extend(node.values())
+            elif type(node) is list or isinstance(node, list):
+                if depth >= limit:
+                    raise DecodeError(f"JSON nests deeper than {limit} levels (the limit is Limits.max_depth)")
+                deeper.extend(node)
+        level = deeper
+        depth += 1
 
 
 def counted(items: Any, limits: Limits, what: str) -> Any:

@@ -13,6 +13,7 @@ from .._model.limits import DEFAULT_LIMITS, Limits
 from ..details import TYPE_NAMES, RawDetail
 from ..dialects import Dialect, HttpInfo, get, no_dialect, strongest
 from ..dialects._base import decode_json, reads_other_bytes
+from ..dialects._depth import shallow
 from ..dialects._common import Headers, Reading, Writing, read_json
 
 __all__ = ["convert", "decode", "detect", "encode", "losses"]
@@ -46,6 +47,11 @@ class _Input:
         if isinstance(data, tuple) or isinstance(data, list):
             self.raw = data  # trailer pairs
             return
+        descriptor = getattr(data, "DESCRIPTOR", None)
+        if descriptor is not None and hasattr(data, "SerializeToString"):  # a protobuf message
+            if getattr(descriptor, "full_name", None) != "google.rpc.Status":
+                raise DecodeError(f"a protobuf message is read as a google.rpc.Status, got {shorten(getattr(descriptor, 'full_name', data))}")
+            data = data.SerializeToString()
         if isinstance(data, str):
             try:
                 data = data.encode("utf-8", "surrogateescape")
@@ -119,8 +125,13 @@ def _detected(inp: _Input) -> Dialect:
         raise DecodeError("the input is empty; give an error body, an HTTP response or gRPC trailers")
     found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json" or reads_other_bytes(d)))
     if found is None:
-        known = ", ".join(d.name for d in _registry.registered())
-        raise DecodeError(f"cannot tell the dialect of {raw[:30]!r}; name it (one of: {known})")
+        # Every dialect that reads bytes other than JSON has looked: naming one would not help,
+        # but the status the body came with does (a proxy's HTML page, a log line).
+        raise DecodeError(
+            f"cannot tell the dialect of {shorten(raw)}: no dialect reads it (it is not JSON, protobuf, gRPC trailers,"
+            " XML or an HTTP response);"
+            " give the HTTP status it came with (status=) and errconv reads it from the status"
+        )
     return found
 
 
@@ -135,12 +146,19 @@ def decode(
 ) -> Fault:
     """Read an error in any dialect into a Fault; the dialect is detected when not named.
 
-    `data` is bytes, text, a JSON value already parsed, or gRPC trailer pairs. `status`
+    `data` is bytes, text, a JSON value already parsed, gRPC trailer pairs, or a
+    `google.rpc.status_pb2.Status` message (read as its serialized bytes). `status`
     is the HTTP status a bare body came with, when the caller knows it (from a log
     line): the status line of a response, so a body no dialect recognises is read
     from it. `now` (epoch seconds, or a callable giving them) is the clock an HTTP-date
     Retry-After is measured against when the response has no Date header. With
     `trace`, `fault.origin.trace` records what was read where.
+
+    A named `dialect` is trusted, not checked: the input is read as that dialect even
+    when it does not recognise the shape (what it cannot find is inferred from the
+    status), because naming it is the fast path a gateway takes for every response.
+    When unsure, leave it out, or compare with `detect(data)`; the command line warns
+    when `--from` does not recognise its input (and refuses it under `--strict`).
 
     >>> decode(b'{"type": "about:blank", "status": 503, "retry_after_seconds": 30}').next_step
     <NextStep.WAIT: 'wait'>
@@ -153,7 +171,7 @@ def decode(
             codec = get(dialect)
             return _read_as(codec, data, _reading(limits, data, now, trace, codec.name))
         return _decode(data, dialect, status, limits, now, trace)
-    except DecodeError:
+    except (DecodeError, UnknownDialectError):  # a bad name is the caller's mistake, not the input's
         raise
     except Exception as exc:
         raise _caught(exc, dialect or "detected") from None
@@ -229,8 +247,8 @@ def _reading(
     else:
         size = inp.size if inp is not None else 0
     reading = Reading(limits, size) if now is None and not trace else Reading(limits, size, now=now, trace=trace)
-    if type(raw) is bytes and raw.count(b"{") + raw.count(b"[") < limits.max_depth:
-        reading.deep = False  # no input this short in brackets can be nested past the limit
+    if type(raw) is bytes and shallow(raw, limits.max_depth):
+        reading.deep = False  # checked in C: no nesting past the limit, so no decoder walks it
     reading.dialect = name
     return reading
 
@@ -358,7 +376,9 @@ def _measured(fault: Fault, codec: Dialect, encoded: bytes) -> tuple[str, ...]:
     lost: list[str] = []
     for name in _FIELDS:
         mine, theirs = getattr(fault, name), getattr(back, name)
-        if mine == theirs or name in inferred:
+        if mine == theirs or name in inferred or mine is None:
+            # None: the target added what the fault never had (JSON-RPC's -32000 and
+            # Twirp's code name read back as a code); nothing was there to lose.
             continue
         if name == "details":
             left, missing = list(theirs), []

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .._model.errors import DecodeError
+from .._model.errors import DecodeError, UnknownDialectError
 from ..dialects import Dialect, body_dialects, get
 
 __all__ = ["Choice", "body_dialect", "negotiate", "parse_accept"]
@@ -140,7 +140,7 @@ def _check(name: str) -> Dialect:
     found = get(name)
     if found.media_type is None or not found.encodes or found.form == "http":
         bodies = ", ".join(d.name for d in body_dialects() if d.encodes)
-        raise DecodeError(f"{name} is not an HTTP body dialect; one of: {bodies}")
+        raise UnknownDialectError(f"{name} is not an HTTP body dialect; one of: {bodies}")
     _checked[name] = found
     return found
 

@@ -10,6 +10,7 @@ import msgspec
 from .._model.errors import DecodeError
 from .._model.fault import Fault
 from ._common import Headers, Reading, Writing, has_long_digit_run, read_json
+from ._costly_numbers import costly_numbers
 
 __all__ = ["CERTAIN", "Dialect", "HttpInfo", "LIKELY", "STRONG", "WEAK", "decode_json", "liberal"]
 
@@ -159,7 +160,7 @@ def decode_json(dialect: Dialect, reading: Reading, raw: bytes | None = None, va
     The body is parsed once either way but for an odd shape read from bytes (tried as
     the schema first)."""
     schema = dialect.schema
-    if schema is not None and (value is not _UNSET or len(raw) <= 308 or not has_long_digit_run(raw)):  # type: ignore[arg-type]
+    if schema is not None and (value is not _UNSET or len(raw) <= 308 or not (has_long_digit_run(raw) or costly_numbers(raw))):  # type: ignore[arg-type]
         # (A 309-digit number is for the general way to name: read_json does.)
         try:
             if value is _UNSET:

@@ -17,6 +17,8 @@ from .._model.fault import Fault, Origin
 from .._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from .._model.schema import beyond_double, check_depth
 from ..codes import Code, NextStep, infer_next_step
+from ._costly_numbers import costly_numbers, std_decode
+from ._strings import within
 
 __all__ = [
     "CodeValue",
@@ -56,8 +58,11 @@ def read_json(data: bytes | str, limits: Limits, what: str) -> Any:
     if len(data) > limits.max_bytes:
         raise DecodeError(f"{what} is {len(data)} bytes, over the limit of {limits.max_bytes} (Limits.max_bytes)")
     try:
-        obj = _json_decoder.decode(data)
-    except msgspec.DecodeError as exc:
+        if costly_numbers(data):  # numbers msgspec reads slowly (1e+308): the standard library reads them fast
+            obj = std_decode(data)  # type: ignore[arg-type]
+        else:
+            obj = _json_decoder.decode(data)
+    except (msgspec.DecodeError, ValueError) as exc:  # ValueError: the standard library's
         raise DecodeError(f"{what} is not valid JSON: {str(exc)[:80]}") from None
     except RecursionError:
         raise DecodeError(f"{what} nests too deeply to read (the limit is Limits.max_depth)") from None
@@ -361,6 +366,8 @@ def check_strings(fault: Fault, limit: int) -> None:
     """DecodeError when any string in `fault` (a field, a key, a value in extensions or
     details) is longer than `limit` characters."""
     stack: list[Any] = [getattr(fault, f) for f in Fault.__struct_fields__ if f != "origin"]
+    if within(stack, limit):  # told in C (written as JSON): no walk
+        return
     while stack:
         value = stack.pop()
         if isinstance(value, str):

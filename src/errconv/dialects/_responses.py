@@ -39,6 +39,7 @@ from ..codes import NextStep, code_for_http, reason_phrase
 from ..details import RequestInfo
 from . import GENERIC_MEDIA, Dialect, HttpInfo, body_dialects, by_media, get, strongest
 from ._base import decode_json, reads_other_bytes
+from ._depth import shallow
 from ._common import CodeValue, Headers, Reading, Writing, read_json, valid_code, write_json
 from ._status import without_debug
 
@@ -411,12 +412,23 @@ def read_body(
                 else:
                     reading.body = named.name
                     reading.at = "/body"
-                return decode_json(named, reading, raw=stripped)
+                try:
+                    return decode_json(named, reading, raw=stripped)
+                except DecodeError:
+                    try:
+                        body.decode("utf-8")
+                    except UnicodeDecodeError:
+                        pass  # not UTF-8: read below as text with U+FFFD, noted
+                    else:
+                        raise
+    original = body  # what a binary dialect (protobuf) reads
     if body is not None:
         try:
             body.decode("utf-8")
         except UnicodeDecodeError:
-            raise DecodeError("the response body is not valid UTF-8") from None
+            # Read as text all the same, as a browser would: to_http answers such a
+            # response from its status and headers, and so does this, with what the text says.
+            body = body.decode("utf-8", "replace").encode("utf-8")
         stripped = body.strip()
         json_like = media.endswith("json") or not media or media == "text/plain"
         if stripped[:1] in (b"{", b"[") and json_like:
@@ -426,7 +438,9 @@ def read_body(
     is_json = value is not _UNPARSED
     ok = http.status is not None and http.status < 400 and not reading.lenient
     candidates = _candidates(is_json, body is not None, ok)
-    dialect = strongest(value if is_json else body or b"", http, candidates, raw=body or b"")
+    dialect = strongest(value if is_json else original or b"", http, candidates, raw=original or b"")
+    if body is not original and (dialect is None or dialect.form != "bytes"):
+        reading.notes += ("the body is not valid UTF-8; read with U+FFFD in place of the bytes that are not",)
     if dialect is None:
         if ok:
             raise DecodeError(f"not an error response: {http.status}")
@@ -441,7 +455,7 @@ def read_body(
         reading.at = "/body"
     if dialect.form == "json" and is_json:
         return decode_json(dialect, reading, value=value)
-    return dialect.decode(body, reading)  # a bytes dialect, or a json one that reads other bytes too
+    return dialect.decode(original if dialect.form == "bytes" else body, reading)  # a bytes dialect, or a json one that reads other bytes too
 
 
 def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
@@ -821,7 +835,10 @@ def read_response(
     and body (bytes or text): `errconv.from_http` once the error kinds are unwrapped."""
     fields, raw = _headers(headers, limits), _bytes(body, limits)
     size = len(raw) + sum(len(name) + len(value) for name, value in fields.items)
-    return read(status, fields, raw, Reading(limits, now=now, dialect="http", trace=trace, size=size))
+    reading = Reading(limits, now=now, dialect="http", trace=trace, size=size)
+    if shallow(raw, limits.max_depth):
+        reading.deep = False  # the decoders need not walk the body for its depth
+    return read(status, fields, raw, reading)
 
 
 def _bytes(body: Any, limits: Limits) -> bytes:

@@ -22,7 +22,7 @@ import base64
 import binascii
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -31,7 +31,7 @@ from google.rpc import status_pb2
 from .._model.errors import DecodeError, shorten
 from .._model.fault import _SURROGATE, METADATA_RESERVED, Fault, Origin, scrubbed
 from .._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
-from ..codes import NextStep
+from ..codes import Code, NextStep
 from ..details import TYPE_NAMES, BadRequest, DebugInfo, ErrorInfo, RawDetail, RetryInfo
 from ._common import Reading
 from .._model.schema import TYPE_PREFIX, ProblemInfo, pack_item, type_name
@@ -543,8 +543,13 @@ def from_grpc(
     trace: bool = False,
 ) -> Fault:
     """The Fault of a failed gRPC call, from what a `grpc.RpcError` gives: `code()` (a
-    `grpc.StatusCode` or an int), `details()` (the message, as text) and
-    `trailing_metadata()` (pairs; grpc-status-details-bin as bytes or base64).
+    `grpc.StatusCode`, an `errconv.Code`, an int, its digits, or its name in any case:
+    "UNAVAILABLE"), `details()` (the message, as text) and `trailing_metadata()` (pairs,
+    or a mapping; grpc-status-details-bin as bytes or base64).
+
+    A code that is none of those, or outside 1 to 16, is a DecodeError; so is OK (0),
+    which is no failure (as `from_http` refuses a 2xx). None means the peer sent no
+    grpc-status: UNKNOWN, noted.
 
     A Status in the metadata gives the rich fault; without one the fault is made from
     the code and message. When the code and the Status disagree, the code wins and
@@ -554,8 +559,42 @@ def from_grpc(
     >>> errconv.from_grpc(14, "overloaded", [("grpc-retry-pushback-ms", "2000")]).retry_after_seconds
     2
     """
+    if code is not None:
+        code = _api_code(code)
+    if isinstance(trailing_metadata, Mapping):
+        trailing_metadata = tuple(trailing_metadata.items())
     reading = Reading(limits, dialect="grpc", trace=trace, size=0)  # read() counts what it reads
     return read(code, details, trailing_metadata, reading, strict=False)
+
+
+def _api_code(code: Any) -> int:
+    """The number of a code a caller hands `from_grpc`; DecodeError for anything that is no
+    failure's code (the wire's grpc-status is read more leniently, by `read`)."""
+    value = getattr(code, "value", code)  # grpc.StatusCode's value is (number, name)
+    if isinstance(value, tuple) and value:
+        value = value[0]
+    if isinstance(value, bytes):
+        value = value.decode("ascii", "replace")
+    number: int | None = None
+    if isinstance(value, str):
+        text = value.strip()
+        if _DIGITS.fullmatch(text):
+            number = int(text)
+        else:
+            name = text.upper().replace(" ", "_").removeprefix("STATUSCODE.").removeprefix("CODE.")
+            member = Code.__members__.get(name)
+            number = None if member is None or not name.isascii() else int(member)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    if number is None:
+        raise DecodeError(
+            f"a gRPC code is a grpc.StatusCode, a number or a name such as UNAVAILABLE, got {shorten(code)}"
+        )
+    if number == 0:
+        raise DecodeError("not an error: gRPC code OK (0)")
+    if not 1 <= number <= 16:
+        raise DecodeError(f"a gRPC code is from 1 to 16, got {shorten(code)}")
+    return number
 
 
 def read(code: Any, details: Any, trailing_metadata: Any, reading: Reading, *, strict: bool = True) -> Fault:

@@ -154,13 +154,15 @@ def _violations(value: dict[str, Any], reading: Reading) -> tuple[tuple[Violatio
         if type(entry) is str:
             entry = [entry]
         if type(entry) is list and entry and all(type(m) is str for m in entry):
-            out.extend(Violation(field=field, description=m) for m in entry)
-            if len(out) > limit:
+            if len(out) + len(entry) > limit:  # counted before they are built (issue 23)
                 raise DecodeError(f"over {limit} violations (Limits.max_violations)")
+            out.extend(Violation(field=field, description=m) for m in entry)
         elif type(entry) is dict:
-            stack.append((field, iter(entry.items())))
+            if entry:  # an empty map holds no message: not walked (100,000 of them cost, issue 23)
+                stack.append((field, iter(entry.items())))
         elif type(entry) is list and all(type(e) is dict for e in entry):
-            stack.append((field, ((str(i), e) for i, e in enumerate(entry))))
+            if any(entry):  # told in C: only the maps that hold something are walked
+                stack.append((field, ((str(i), e) for i, e in enumerate(entry) if e)))
         elif len(stack) == 1:
             kept[key] = entry
     return tuple(out), kept

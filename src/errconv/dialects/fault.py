@@ -15,6 +15,7 @@ import msgspec
 from .._model.errors import DecodeError
 from .._model.fault import Fault
 from .._model.limits import MAX_RETRY_AFTER_SECONDS
+from ..codes import Code
 from ._base import CERTAIN, Dialect, HttpInfo
 from ._common import Reading, Writing
 from .._model.schema import check_depth
@@ -80,7 +81,8 @@ class FaultDialect(Dialect):
             for name in ("title", "detail"):
                 if isinstance(value.get(name), str):
                     reading.saw("text", f"/{name}", value[name])
-        return reading.checked(fault.replace(origin=reading.origin("stated" if fault.next_step is not None else "absent")))
+        origin = reading.origin("stated" if fault.next_step is not None else "absent")
+        return reading.checked(fault.replace(origin=origin, grpc_code=Code(fault.grpc_code)))  # a Code, as every decoder gives
 
     def encode(self, fault: Fault, writing: Writing) -> bytes:
         return fault.to_json()

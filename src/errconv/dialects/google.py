@@ -118,7 +118,8 @@ def from_parts(
     if reading.status is not None:
         fields["status"] = reading.http_status_wins(fields["status"])
     if unknown:
-        check_depth(unknown, reading.limits.max_depth)
+        if reading.deep:  # else the body is known to nest no deeper (_depth.shallow)
+            check_depth(unknown, reading.limits.max_depth)
         fields["extensions"] = {**unknown, **fields["extensions"]} if "extensions" in fields else unknown
         if "param" not in fields and "errors" in unknown:
             param = _legacy_param(unknown["errors"])  # the legacy errors[] is kept whole, and names the parameter

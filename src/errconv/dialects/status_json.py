@@ -94,7 +94,8 @@ class StatusJson(Dialect):
         fields, stated, wait = fields_from_status(valid_code(code), message, items)
         fields["status"] = reading.http_status_wins(fields["status"])
         if unknown:
-            check_depth(unknown, reading.limits.max_depth)
+            if reading.deep:  # else the body is known to nest no deeper (_depth.shallow)
+                check_depth(unknown, reading.limits.max_depth)
             fields["extensions"] = {**unknown, **fields["extensions"]} if "extensions" in fields else unknown
         if reading.seen is not None:
             reading.saw("body", "", "status")

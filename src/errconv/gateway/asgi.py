@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from .._pipeline.edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
 from .._model.errors import DecodeError, FaultError
+from .._extras import needs
 from .._model.fault import Fault, Violation
 from .._pipeline.http import to_http
 from ..dialects._responses import HttpResponse
 from .._model.limits import DEFAULT_LIMITS, Limits
 from .._pipeline.negotiate import body_dialect as _body_dialect
-from ..codes import Code
+from ..codes import Code, NextStep
 
 if TYPE_CHECKING:
     from errconv import Catalog
@@ -296,10 +297,16 @@ def validation_fault(errors: Iterable[Mapping[str, Any]], *, status: int = 422, 
         if len(violations) >= limits.max_violations:
             break
         reason = error.get("type")
+        field = _dotted(error.get("loc") or ())
+        description = str(error.get("msg") or "")
+        if reason == "json_invalid":  # pydantic's loc is ("body", <character offset>): no field, the body
+            offset = list(error.get("loc") or ())[-1:]
+            at = f" at character {offset[0]}" if offset and isinstance(offset[0], int) else ""
+            field, description = "body", f"the request body is not valid JSON{at}"
         violations.append(
             Violation(
-                field=_dotted(error.get("loc") or ()),
-                description=str(error.get("msg") or ""),
+                field=field,
+                description=description,
                 reason=reason.upper() if isinstance(reason, str) and reason else None,
             )
         )
@@ -324,6 +331,13 @@ def _http_exception_fault(status: int, detail: Any, headers: Mapping[str, str] |
     response would be (so `Retry-After: 5` is a wait of 5 s), its detail as the detail."""
     # Read as an upstream's response is: a header errconv will not read costs only that header.
     fault = _fault_of((status, list((headers or {}).items()), b""), limits)
+    if status == 409 and fault.next_step == NextStep.WAIT and fault.retry_after_seconds is None:
+        # A bare 409 is a conflict with the resource's state (a version, a duplicate):
+        # the identical call fails again however long the caller waits. It must re-read
+        # and decide, so: give_up on this call (README, "Gateway"). A Retry-After still says wait.
+        fault = fault.replace(next_step=NextStep.GIVE_UP)
+    if isinstance(detail, Mapping):
+        return _structured_detail(fault, detail, limits)
     if isinstance(detail, str):
         text: str | None = detail
     elif detail is None:
@@ -338,6 +352,52 @@ def _http_exception_fault(status: int, detail: Any, headers: Mapping[str, str] |
     if text == phrase:
         text = None
     return fault.replace(detail=text[: limits.max_string] if text else None)
+
+
+def _structured_detail(fault: Fault, detail: Mapping[Any, Any], limits: Limits) -> Fault:
+    """An HTTPException's object detail, kept as structure: its members become extension
+    members; a text `code` is the code, a text `message` or `detail` the detail. Members
+    another dialect reserves (`type`, `errors`, ...) and values that are no JSON go into
+    the detail as JSON text, as the whole detail went before."""
+    from ..dialects import reserved_names
+
+    reserved = reserved_names()
+    changes: dict[str, Any] = {}
+    ext: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, value in detail.items():
+        if key == "code" and isinstance(value, str) and value:
+            changes["code"] = value[: limits.max_string]
+        elif key in ("message", "detail") and isinstance(value, str) and "detail" not in changes:
+            changes["detail"] = value[: limits.max_string] or None
+        elif isinstance(key, str) and key not in reserved and _plain_json(value, 0, limits.max_depth):
+            ext[key] = value
+        else:
+            rest[str(key)] = value
+    if rest:
+        text = json.dumps(rest, default=str, ensure_ascii=False)
+        changes["detail"] = f"{changes['detail']} {text}" if changes.get("detail") else text
+        changes["detail"] = changes["detail"][: limits.max_string]
+    if ext:
+        changes["extensions"] = {**fault.extensions, **ext}
+    return fault.replace(**changes)
+
+
+def _plain_json(value: Any, depth: int, limit: int) -> bool:
+    """Whether `value` is JSON every dialect carries exactly (as Fault.build checks)."""
+    if depth > limit:
+        return False
+    if value is None or isinstance(value, (bool, str)):
+        return True
+    if isinstance(value, int):
+        return abs(value) <= 2**53
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if isinstance(value, (list, tuple)):
+        return all(_plain_json(v, depth + 1, limit) for v in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and _plain_json(v, depth + 1, limit) for k, v in value.items())
+    return False
 
 
 def _kept(headers: Mapping[str, str] | None) -> list[tuple[str, str]]:

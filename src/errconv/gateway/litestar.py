@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._extras import needs
 from .._model.errors import FaultError
 from .._model.fault import Fault
 from .._model.limits import DEFAULT_LIMITS, Limits
@@ -48,8 +49,9 @@ class LitestarPlugin:
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         """Add the handlers to the app's configuration (Litestar calls this once)."""
-        from litestar import Request, Response
-        from litestar.exceptions import HTTPException, ValidationException
+        with needs("litestar", "errconv.gateway.LitestarPlugin"):
+            from litestar import Request, Response
+            from litestar.exceptions import HTTPException, ValidationException
 
         answers, limits = self._answers, self.limits
 

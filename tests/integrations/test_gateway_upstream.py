@@ -239,7 +239,10 @@ def test_invalid_utf8_from_the_upstream_still_answers_well_formed(edge: str, mod
     resp, body = problem(edge, "/hostile/utf8", mode)
     assert resp.status_code == 502
     assert body["next_step"] == "wait"  # a 502 is transient, body or no body
-    assert "\ufffd" not in resp.text
+    # The bytes that are not UTF-8 are read as U+FFFD (issue 23: as a browser would), and
+    # what goes out is valid UTF-8 JSON all the same.
+    resp.content.decode("utf-8")
+    assert "not UTF-8" in body["detail"] and "\ufffd" in body["detail"]
 
 
 @pytest.mark.parametrize("mode", ["raise", "fault_of"])

@@ -62,15 +62,22 @@ STATUS_MEMBERS = (
 # (no spaces): JavaScript errors serialise `name` ("ValidationError"), and many servers
 # put the error class in `type`; a URI there is RFC 9457's, not a code.
 CODE_MEMBERS = (
-    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_type", "errorType",
+    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode",
     # `error` as a token (`{"error": "not_found", "reason": "..."}`, CouchDB's and npm's) is
     # the code; as a sentence it is the message.
     "error",
     # Dropbox's `error_summary` ("path/not_found/..") is a code written as a path.
-    "error_summary", "type",
+    "error_summary",
+    # A `reason` token says which error of the family a `type` names: GoCardless's
+    # errors[].reason "rate_limit_exceeded" under type "invalid_api_usage", Reddit's
+    # reason "SUBMIT_VALIDATION_BODY_BLACKLISTED_STRING" beside error_type
+    # "SUBMIT_VALIDATION_ERROR", as Google's ErrorInfo.reason under its status. After
+    # `error`, whose token CouchDB's reason ("missing") only qualifies.
+    "reason",
+    "error_type", "errorType", "type",
     # `name` only when it names an error class (PayPal's INSTRUMENT_DECLINED, a
     # JavaScript ValidationError): elsewhere it is a field's or a resource's name.
-    "error_name", "name", "reason", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",
+    "error_name", "name", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",
     "error_id", "errorId",
     # Heroku's and Coinbase's `id` is the code ("rate_limit", "authentication_error"); an
     # `id` with digits is a request's or a record's, never read.
@@ -125,6 +132,8 @@ CONTAINERS = (
     "extensions", "details", "detail", "body", "result", "info", "validationResults",
     # A rate limiter's own block ({"rate_limit": {"retry_after": 3}}).
     "rate_limit", "ratelimit", "rateLimit", "throttle", "limit",
+    # System metadata beside the message: Contentful's {"sys": {"type": "Error", "id": "NotFound"}}.
+    "sys",
 )  # fmt: skip
 # Lists of errors (each an object or a string), read as violations when they name fields.
 LIST_MEMBERS = (
@@ -222,7 +231,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # "Too many new orders; current limit is 50 orders per 10 SECOND", "Exceeded 4 calls per
     # second": a count per second or minute is a rate, whatever is counted.
     _row(r"\b(?:calls|requests|queries|operations|orders|messages|attempts|requests? weight)\b (?:per|a|/|every) (?:\d+ )?(?:second|sec|minute|min)s?\b|\btoo many\b.*\bper (?:\d+ )?(?:second|sec|minute|min)s?\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
-    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?requests\b|\brpm\b|\btpm\b|\bqps\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
+    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?(?:requests|calls|operations|writes|reads)\b|\brpm\b|\btpm\b|\bqps\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
+    # ("too_many_write_operations", Dropbox's: a count over a window is a rate limit, not a
+    # request that is too big.)
     # A quota for a period: the period decides (see period_of); the row's step is the
     # default when no period is named, left to the status and the wire.
     _row(_QUOTA, None, Code.RESOURCE_EXHAUSTED, 429, "quota"),
@@ -312,7 +323,20 @@ def status_in_prose(text: str) -> int | None:
     if m is None or m.group(2) is None:
         return None
     status = int(m.group(1))
-    phrase = REASON_PHRASES.get(status)
-    if phrase is None or not words(m.group(2)).startswith(words(phrase)):
+    said = words(m.group(2))
+    phrases = (REASON_PHRASES.get(status), *_OLD_PHRASES.get(status, ()))
+    if not any(phrase is not None and said.startswith(words(phrase)) for phrase in phrases):
         return None
     return status
+
+
+# Reason phrases of older RFCs (2616, 7231) that servers still write: nginx's error pages
+# say "413 Request Entity Too Large" and "504 Gateway Time-out".
+_OLD_PHRASES: dict[int, tuple[str, ...]] = {
+    408: ("Request Time-out",),
+    413: ("Request Entity Too Large", "Payload Too Large"),
+    414: ("Request-URI Too Large", "Request-URI Too Long"),
+    416: ("Requested Range Not Satisfiable",),
+    422: ("Unprocessable Entity",),
+    504: ("Gateway Time-out",),
+}

@@ -144,6 +144,8 @@ class General(Dialect):
         if isinstance(value, (bytes, bytearray)):
             if status is not None and status < 400:
                 return 0.0
+            if status is None and http is None and _html_status(bytes(value)) is not None:
+                return FALLBACK  # an error page whose title states its status (nginx's "502 Bad Gateway")
             if status is None and (http is not None or len(value) > _MAX_BARE_TEXT or b"\n" in value.strip()):
                 return 0.0  # bare text with no status: only one short line of an error's prose
             try:
@@ -212,6 +214,14 @@ def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
 
 def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
+
+
+def _names_a_resource(obj: dict[str, Any]) -> bool:
+    """Whether an object is a reference to a record (`{"type": "Entry", "id": "1zqu..."}`,
+    JSON:API's resource identifiers, Contentful's links): an `id` that is a number or holds
+    a digit is a record's, so the `type` beside it is the record's kind."""
+    ident = obj.get("id")
+    return type(ident) is int or (type(ident) is str and any(c.isdigit() for c in ident))
 
 
 def _valid_status(value: Any) -> int | None:
@@ -285,6 +295,10 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             if at in mirrors:
                 continue
             raw = obj[name]
+            if name in ("type", "kind") and _names_a_resource(obj):
+                continue  # {"type": "Entry", "id": "1zqu..."}: a reference to a record, not an error
+            if name == "error_summary" and type(raw) is str:
+                raw = raw.rstrip("/.") or raw  # Dropbox's "too_many_write_operations/.": the path's end marks
             if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
             if name == "name" and not _ERROR_CLASS.search(raw):
@@ -612,7 +626,7 @@ def _violations(
                         first = got
                 if out and first is not None:
                     return tuple(out), first[0], first[1]
-            elif type(raw) is dict and raw and name != "error":
+            elif type(raw) is dict and raw and name != "error" and not _names_a_resource(raw):
                 messages = [(k, _messages_of(v)) for k, v in raw.items()]
                 if all(m is not None for _, m in messages) and all(_field_like(k) for k, _ in messages):
                     if len(messages) > limit:
@@ -724,6 +738,30 @@ def _prose_of(body: bytes) -> str:
     return _SPACE.sub(" ", text).strip()[:_MAX_TEXT]
 
 
+_H1 = re.compile(r"(?is)<h1[^>]*>(.{0,500}?)</h1")
+
+
+def _html_status(body: bytes) -> int | None:
+    """The error status an HTML page states in its title, else its first heading ("502
+    Bad Gateway", as nginx, Apache and most proxies write their error pages); None for
+    anything else, and for a page whose title and heading disagree."""
+    head = body[:_MAX_TEXT * 4].lstrip()[:1024].lower()
+    if not (head.startswith((b"<!doctype html", b"<html", b"<head")) or b"<html" in head):
+        return None
+    try:
+        text = body[:_MAX_TEXT * 4].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    said = set()
+    for pattern in (_TITLE, _H1):
+        m = pattern.search(text)
+        if m is not None:
+            status = vocab.status_in_prose(html.unescape(_TAGS.sub(" ", m.group(1))))
+            if status is not None:
+                said.add(status)
+    return said.pop() if len(said) == 1 else None
+
+
 def _prose_says(text: str, status: int) -> bool:
     """Whether prose says something its status does not: a delay, or another move."""
     if prose_delay(text) is not None or prose_param(text) is not None:
@@ -754,6 +792,9 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
     status = reading.status
     if status is not None:
         found.evidence.append(("status", "the HTTP status line" if reading.dialect == "http" else "the status given with the body"))
+    elif (said := _html_status(body)) is not None:
+        status = said
+        found.evidence.append(("status", "the HTML page's title"))
     elif (said := vocab.status_in_prose(text)) is not None:
         status = said
         found.evidence.append(("status", "prose of the body text"))

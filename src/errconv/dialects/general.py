@@ -314,7 +314,8 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     for name in ("status", "statusCode", "status_code"):
         for pointer, obj in objects:
             raw = obj.get(name)
-            if raw is not None and _valid_status(raw) is None and type(raw) is str and raw.lower() not in ("error", "fail", "failed", "failure", "ko", "nok"):
+            # ("0" and "1" are a success flag: Etherscan's "status": "0" beside "NOTOK".)
+            if raw is not None and _valid_status(raw) is None and type(raw) is str and raw.lower() not in ("error", "fail", "failed", "failure", "ko", "nok", "notok", "0", "1"):
                 token = _token(raw)
                 if token is not None:
                     candidates.append((token, f"{pointer}/{_escape(name)}"))
@@ -325,7 +326,8 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     # The message.
     message: str | None = None
     message_at = ""
-    for name in (*vocab.MESSAGE_MEMBERS, "error", "errors", "errorMessages", "error_messages"):
+    token_only: tuple[str, str] | None = None
+    for name in (*vocab.MESSAGE_MEMBERS, "error", "errors", "errorMessages", "error_messages", "result"):
         for pointer, obj in objects:
             raw = obj.get(name)
             if type(raw) is list and raw and type(raw[0]) is str:
@@ -333,10 +335,20 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             else:
                 at = f"{pointer}/{_escape(name)}"
             if type(raw) is str and raw.strip() and (name != "error" or _token(raw) is None or " " in raw):
+                if name == "result" and " " not in raw.strip():
+                    continue  # a `result` is a message only as prose (Etherscan's), never a value
+                if (" " not in raw.strip() and raw.strip().upper() == raw.strip()) or vocab.is_generic(raw):
+                    # A shout with no words ("NOTOK", "ERROR") or a reason phrase ("Bad
+                    # Request") says nothing the status does not: prose under another name
+                    # (Etherscan's `result`, Reddit's `explanation`) is the message, if any.
+                    token_only = token_only or (raw, at)
+                    continue
                 message, message_at = raw, at
                 break
         if message is not None:
             break
+    if message is None and token_only is not None:
+        message, message_at = token_only
     if message is not None:
         found.took("detail", message_at)
         if reading.seen is not None:
@@ -438,10 +450,18 @@ def _meaning(candidates: list[tuple[str, str]], message: str | None) -> tuple[vo
             if vocab.is_generic(token):
                 generic = generic or (meaning, f"code {token!r} at {at} ({meaning.name}), a status class only")
                 continue
+            if meaning.step is None or meaning.name == "invalid request":
+                # A code that names only a family (Heroku's invalid_params over "you've
+                # reached your app limit", the Graph API's OAuthException over "Session has
+                # expired"): the first such code stands for the class, and a message that
+                # says more outranks it, as it outranks a status class.
+                generic = generic or (meaning, f"code {token!r} at {at} ({meaning.name}), a family only")
+                continue
             return meaning, f"code {token!r} at {at} ({meaning.name})"
-    if message is not None and generic is not None:
+    if message is not None and generic is not None and not vocab.is_generic(message):
         # A code that names only a status class yields to a message that says more; not to
-        # the catch-all "invalid request" words, which say no more than it does.
+        # the catch-all "invalid request" words, which say no more than it does, nor to a
+        # message that is a reason phrase ("Forbidden" beside INVALID_CSS).
         meaning = vocab.meaning_of(vocab.words(message))
         if meaning is not None and meaning.name != "invalid request":
             return meaning, f"message words ({meaning.name}), over {generic[1]}"
@@ -479,6 +499,10 @@ def _settle(
             if period is not None and period[0] == "long":
                 step = _GIVE_UP
                 meaning_from += ", a long period"
+        elif meaning.name == "invalid request" and not meaning_from.startswith("code") and fields["status"] in (401, 403, 404, 410) and "status" not in reading.inferred:
+            # The catch-all words of a message ("Invalid Merchant Account" at 403) say what was
+            # refused, not that the request can be mended: the status decides.
+            step = None
         elif meaning.name == "quota":
             period = vocab.period_of(" ".join((vocab.words(fields.get("code") or ""), prose_words)))
             if period is not None:

@@ -228,6 +228,10 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\bbudget (?:has been |is )?(?:exceeded|reached|exhausted|spent)\b|\bover (?:the |your )?budget\b|\bexceeds? (?:the |your )?(?:\w+ )?budget\b|\bspend(?:ing)? limit\b|\bbilling\b|\bsubscription (?:required|expired|inactive|cancell?ed)\b|\bupgrade (?:your |the )?(?:plan|account|subscription)\b|\bplan (?:limit|restriction)\b|\bnot (?:included|available) (?:in|on) (?:your|the) plan\b|\bpaid plan\b|\b(?:active|paid|premium|pro) (?:\w+ ){0,2}subscription\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "billing"),
     # Storage: freeing space is the caller's business, not the clock's (a 409 or 507).
     _row(r"\b(?:insufficient|not enough|no|out of) (?:\w+ )?(?:space|storage|disk)\b|\b(?:storage|disk|space) (?:\w+ )?(?:full|exceeded|exhausted|limit|quota)\b|\bquota (?:exceeded )?(?:for )?(?:storage|disk)\b", _GIVE_UP, Code.RESOURCE_EXHAUSTED, 507, "out of space"),
+    # A signed request's clock (Binance's -1021 "Timestamp for this request was 1000ms ahead
+    # of the server's time"): re-sign with the right time. Before the credential rows'
+    # words would not help: this names no credential.
+    _row(r"\btimestamp\b.*\b(?:ahead of|behind|outside)\b|\brecv ?window\b|\bclock skew\b|\b(?:request )?timestamp (?:has |is )?(?:expired|too old|too far)\b", _FIX, Code.INVALID_ARGUMENT, 400, "request clock"),
     # A password that breaks policy is sent as 403 by some identity services: the request
     # can be fixed (another password), which a 403 alone would never say.
     _row(r"\bpassword\b.*\b(?:policy|weak|strength|short|long|complex\w*|requirements?|history|common|breached|pwned|invalid|mismatch)\b|\b(?:weak|invalid) password\b", _FIX, Code.INVALID_ARGUMENT, 400, "password policy"),
@@ -283,10 +287,6 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # identical call fails again; the caller re-reads and sends a request that fits.
     _row(r"\bconflict\w*\b|\bconcurrent (?:modification|update|change)s?\b|\bversion mismatch\b|\bstale\b|\betag\b|\bprecondition failed\b|\bmodified since\b", _FIX, Code.ABORTED, 409, "conflict"),
     _row(r"\bnot implemented\b|\bunimplemented\b|\bnot supported\b|\bunsupported (?:method|operation|endpoint|api|version)\b|\bdeprecated\b|\bmethod not allowed\b|\bno longer supported\b", _GIVE_UP, Code.UNIMPLEMENTED, 501, "not implemented"),
-    # A signed request's clock (Binance's -1021 "Timestamp for this request was 1000ms ahead
-    # of the server's time"): re-sign with the right time. Before the credential rows'
-    # words would not help: this names no credential.
-    _row(r"\btimestamp\b.*\b(?:ahead of|behind|outside)\b|\brecv ?window\b|\bclock skew\b", _FIX, Code.INVALID_ARGUMENT, 400, "request clock"),
     # The request itself is wrong: change it.
     _row(r"\binvalid\w*|\bmissing\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\b(?:should|must|please) (?:specify|provide|supply|include)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
     # A bug on the server's side: no move of its own. The status decides (500 is give_up,
@@ -323,7 +323,10 @@ _GENERIC = frozenset(words(phrase) for status, phrase in REASON_PHRASES.items() 
     ("invalid request", "request error", "client error", "api error", "server error", "validation error", "bad request error", "not found error",
      # Family words that name a class of errors, not one (Adyen's errorType "validation" and
      # "security" beside "Terminal not found").
-     "validation", "security", "request", "validation failed")
+     "validation", "security", "request", "validation failed",
+     # A class of auth failures: the message says which (Coinbase's authentication_error
+     # over "request timestamp expired").
+     "authentication error", "authorization error", "auth error")
 )
 _NOISE = re.compile(r"\b(?:error|err|exception|http|e)\b")
 

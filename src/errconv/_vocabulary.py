@@ -260,8 +260,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(_QUOTA, None, Code.RESOURCE_EXHAUSTED, 429, "quota"),
     # A cap on how many of a thing the account may hold (Twitch's "maximum subscriptions with
     # type and condition exceeded" sent as 429, Heroku's "reached your app limit of 100
-    # apps"): the clock frees none of them; only removing some or a higher limit does.
-    _row(r"\b(?:maximum|max) (?:number of )?(?!(?:rate|requests?|calls?|queries|retries|attempts)\b)[a-z]+ (?:\w+ ){0,4}(?:exceeded|reached)\b|\breached (?:the |your )?(?:maximum|max|\w+ limit of \d+)\b|\b(?:limit|maximum) of \d+ [a-z]+ (?:reached|exceeded)\b", _GIVE_UP, Code.RESOURCE_EXHAUSTED, 409, "count cap"),
+    # apps"): the clock frees none of them; only removing some or a higher limit does. Not a
+    # size ("maximum context length exceeded" is a request to shorten) nor a rate.
+    _row(r"\b(?:maximum|max) (?:number of )?(?!(?:rate|requests?|calls?|queries|retries|attempts|context|length|size|tokens?|characters?|bytes|file|payload|body|input|content|upload|value)\b)[a-z]+ (?:\w+ ){0,4}(?:exceeded|reached)\b|\breached (?:the |your )?(?:maximum|max|\w+ limit of \d+)\b|\b(?:limit|maximum) of \d+ [a-z]+ (?:reached|exceeded)\b", _GIVE_UP, Code.RESOURCE_EXHAUSTED, 409, "count cap"),
     _row(r"\boverload\w*|\bover ?capacity\b|\bcapacity\b|\b(?:server|service|system|backend|upstream) (?:is )?(?:busy|unavailable|overloaded|down)\b|\btemporar\w* (?:unavailable|error|failure|issue|problem)\b|\bservice unavailable\b|\bunavailable\b|\btry (?:again )?later\b|\bbad gateway\b|\bgateway\b|\bupstream\b|\bbusy\b|\b(?:model|engine) (?:is )?(?:currently )?(?:loading|warming|starting)\b|\b(?:is|currently|still) loading\b|\bcold start\b|\bwarming up\b|\bnot ready\b", _WAIT, Code.UNAVAILABLE, 503, "overloaded"),
     _row(r"\bmaintenance\b|\bdown for\b|\bscheduled downtime\b", _WAIT, Code.UNAVAILABLE, 503, "maintenance"),
     _row(r"\btime ?out\b|\btimed out\b|\btimeout\w*|\bdeadline exceeded\b|\btook too long\b", _WAIT, Code.DEADLINE_EXCEEDED, 504, "timeout"),

@@ -102,6 +102,8 @@ def test_catch_all_words_at_403_leave_the_move_to_the_status() -> None:
         ("Mandate in invalid state", "give_up"),
         ("You should specify one of workspace, parent, projects", "fix_request"),
         ("The access token is invalid", "give_up"),
+        ("maximum context length exceeded", "fix_request"),  # a size, not a count of things held
+        ("maximum webhooks per account reached", "give_up"),
     ],
 )
 def test_message_words_decide_the_move(message: str, step: str) -> None:

@@ -102,7 +102,7 @@ _ERROR_ONLY = frozenset(
 _CODE_NAMES = frozenset(("code", "status", "statusCode", "status_code", "reason", "type"))
 _MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details", "Message"))
 _TAGS = re.compile(r"<[^>]{0,2000}>")
-_SCRIPT = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>")
+_SCRIPT = re.compile(r"(?is)<(script|style|title)\b.*?</\1\s*>")  # the title leads the prose once, not twice
 _SPACE = re.compile(r"\s+")
 _TITLE = re.compile(r"(?is)<title[^>]*>(.{0,500}?)</title")
 _MAX_TEXT = 4096
@@ -144,6 +144,8 @@ class General(Dialect):
         if isinstance(value, (bytes, bytearray)):
             if status is not None and status < 400:
                 return 0.0
+            if status is None and http is None and _html_status(bytes(value)) is not None:
+                return FALLBACK  # an error page whose title states its status (nginx's "502 Bad Gateway")
             if status is None and (http is not None or len(value) > _MAX_BARE_TEXT or b"\n" in value.strip()):
                 return 0.0  # bare text with no status: only one short line of an error's prose
             try:
@@ -212,6 +214,14 @@ def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
 
 def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
+
+
+def _names_a_resource(obj: dict[str, Any]) -> bool:
+    """Whether an object is a reference to a record (`{"type": "Entry", "id": "1zqu..."}`,
+    JSON:API's resource identifiers, Contentful's links): an `id` that is a number or holds
+    a digit is a record's, so the `type` beside it is the record's kind."""
+    ident = obj.get("id")
+    return type(ident) is int or (type(ident) is str and any(c.isdigit() for c in ident))
 
 
 def _valid_status(value: Any) -> int | None:
@@ -285,6 +295,10 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             if at in mirrors:
                 continue
             raw = obj[name]
+            if name in ("type", "kind") and _names_a_resource(obj):
+                continue  # {"type": "Entry", "id": "1zqu..."}: a reference to a record, not an error
+            if name == "error_summary" and type(raw) is str:
+                raw = raw.rstrip("/.") or raw  # Dropbox's "too_many_write_operations/.": the path's end marks
             if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
             if name == "name" and not _ERROR_CLASS.search(raw):
@@ -300,7 +314,8 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     for name in ("status", "statusCode", "status_code"):
         for pointer, obj in objects:
             raw = obj.get(name)
-            if raw is not None and _valid_status(raw) is None and type(raw) is str and raw.lower() not in ("error", "fail", "failed", "failure", "ko", "nok"):
+            # ("0" and "1" are a success flag: Etherscan's "status": "0" beside "NOTOK".)
+            if raw is not None and _valid_status(raw) is None and type(raw) is str and raw.lower() not in ("error", "fail", "failed", "failure", "ko", "nok", "notok", "0", "1"):
                 token = _token(raw)
                 if token is not None:
                     candidates.append((token, f"{pointer}/{_escape(name)}"))
@@ -311,7 +326,8 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     # The message.
     message: str | None = None
     message_at = ""
-    for name in (*vocab.MESSAGE_MEMBERS, "error", "errors", "errorMessages", "error_messages"):
+    token_only: tuple[str, str] | None = None
+    for name in (*vocab.MESSAGE_MEMBERS, "error", "errors", "errorMessages", "error_messages", "result"):
         for pointer, obj in objects:
             raw = obj.get(name)
             if type(raw) is list and raw and type(raw[0]) is str:
@@ -319,10 +335,20 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             else:
                 at = f"{pointer}/{_escape(name)}"
             if type(raw) is str and raw.strip() and (name != "error" or _token(raw) is None or " " in raw):
+                if name == "result" and " " not in raw.strip():
+                    continue  # a `result` is a message only as prose (Etherscan's), never a value
+                if (" " not in raw.strip() and raw.strip().upper() == raw.strip()) or vocab.is_generic(raw):
+                    # A shout with no words ("NOTOK", "ERROR") or a reason phrase ("Bad
+                    # Request") says nothing the status does not: prose under another name
+                    # (Etherscan's `result`, Reddit's `explanation`) is the message, if any.
+                    token_only = token_only or (raw, at)
+                    continue
                 message, message_at = raw, at
                 break
         if message is not None:
             break
+    if message is None and token_only is not None:
+        message, message_at = token_only
     if message is not None:
         found.took("detail", message_at)
         if reading.seen is not None:
@@ -424,10 +450,18 @@ def _meaning(candidates: list[tuple[str, str]], message: str | None) -> tuple[vo
             if vocab.is_generic(token):
                 generic = generic or (meaning, f"code {token!r} at {at} ({meaning.name}), a status class only")
                 continue
+            if meaning.step is None or meaning.name == "invalid request":
+                # A code that names only a family (Heroku's invalid_params over "you've
+                # reached your app limit", the Graph API's OAuthException over "Session has
+                # expired"): the first such code stands for the class, and a message that
+                # says more outranks it, as it outranks a status class.
+                generic = generic or (meaning, f"code {token!r} at {at} ({meaning.name}), a family only")
+                continue
             return meaning, f"code {token!r} at {at} ({meaning.name})"
-    if message is not None and generic is not None:
+    if message is not None and generic is not None and not vocab.is_generic(message):
         # A code that names only a status class yields to a message that says more; not to
-        # the catch-all "invalid request" words, which say no more than it does.
+        # the catch-all "invalid request" words, which say no more than it does, nor to a
+        # message that is a reason phrase ("Forbidden" beside INVALID_CSS).
         meaning = vocab.meaning_of(vocab.words(message))
         if meaning is not None and meaning.name != "invalid request":
             return meaning, f"message words ({meaning.name}), over {generic[1]}"
@@ -465,6 +499,10 @@ def _settle(
             if period is not None and period[0] == "long":
                 step = _GIVE_UP
                 meaning_from += ", a long period"
+        elif meaning.name == "invalid request" and not meaning_from.startswith("code") and fields["status"] in (401, 403, 404, 410) and "status" not in reading.inferred:
+            # The catch-all words of a message ("Invalid Merchant Account" at 403) say what was
+            # refused, not that the request can be mended: the status decides.
+            step = None
         elif meaning.name == "quota":
             period = vocab.period_of(" ".join((vocab.words(fields.get("code") or ""), prose_words)))
             if period is not None:
@@ -612,7 +650,7 @@ def _violations(
                         first = got
                 if out and first is not None:
                     return tuple(out), first[0], first[1]
-            elif type(raw) is dict and raw and name != "error":
+            elif type(raw) is dict and raw and name != "error" and not _names_a_resource(raw):
                 messages = [(k, _messages_of(v)) for k, v in raw.items()]
                 if all(m is not None for _, m in messages) and all(_field_like(k) for k, _ in messages):
                     if len(messages) > limit:
@@ -724,6 +762,30 @@ def _prose_of(body: bytes) -> str:
     return _SPACE.sub(" ", text).strip()[:_MAX_TEXT]
 
 
+_H1 = re.compile(r"(?is)<h1[^>]*>(.{0,500}?)</h1")
+
+
+def _html_status(body: bytes) -> int | None:
+    """The error status an HTML page states in its title, else its first heading ("502
+    Bad Gateway", as nginx, Apache and most proxies write their error pages); None for
+    anything else, and for a page whose title and heading disagree."""
+    head = body[:_MAX_TEXT * 4].lstrip()[:1024].lower()
+    if not (head.startswith((b"<!doctype html", b"<html", b"<head")) or b"<html" in head):
+        return None
+    try:
+        text = body[:_MAX_TEXT * 4].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    said = set()
+    for pattern in (_TITLE, _H1):
+        m = pattern.search(text)
+        if m is not None:
+            status = vocab.status_in_prose(html.unescape(_TAGS.sub(" ", m.group(1))))
+            if status is not None:
+                said.add(status)
+    return said.pop() if len(said) == 1 else None
+
+
 def _prose_says(text: str, status: int) -> bool:
     """Whether prose says something its status does not: a delay, or another move."""
     if prose_delay(text) is not None or prose_param(text) is not None:
@@ -754,6 +816,9 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
     status = reading.status
     if status is not None:
         found.evidence.append(("status", "the HTTP status line" if reading.dialect == "http" else "the status given with the body"))
+    elif (said := _html_status(body)) is not None:
+        status = said
+        found.evidence.append(("status", "the HTML page's title"))
     elif (said := vocab.status_in_prose(text)) is not None:
         status = said
         found.evidence.append(("status", "prose of the body text"))

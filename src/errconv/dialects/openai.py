@@ -252,8 +252,11 @@ class OpenAI(Dialect):
         if type(code) is int and "status" not in inner and "details" not in inner and type(inner.get("metadata")) is dict:
             return STRONG  # OpenRouter: {"message", "code": 429, "metadata": {...}}, beside google's int code
         present = [name for name in names if name in _FOUR]
-        if present[:2] == ["message", "type"] and present[-1] == "code":
-            return LIKELY  # OpenAI's own order; Stripe's API writes members alphabetically
+        if present[:2] == ["message", "type"] and present[-1] == "code" and type(code) is not int:
+            # OpenAI's own order; Stripe's API writes members alphabetically. OpenAI's code
+            # is a string or null: an integer there (GoCardless's 422, the Graph API's 190)
+            # is another service's envelope, left to the general reader.
+            return LIKELY
         return 0.0
 
     def decode(self, value: Any, reading: Reading) -> Fault:

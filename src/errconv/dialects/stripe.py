@@ -174,7 +174,10 @@ class Stripe(Dialect):
             return 0.0  # Elasticsearch's {"error": {"type", "reason", "root_cause"}, "status": 404}
         if not inner.keys().isdisjoint(_STRIPE_ONLY) and "status" not in inner and "details" not in inner:
             return STRONG
-        if type(inner.get("type")) is str:
+        if type(inner.get("type")) is str and type(inner.get("code")) is not int:
+            # Stripe's code is a string: an integer there (GoCardless's 422 beside its
+            # invalid_state, the Graph API's 190 beside OAuthException) is another
+            # service's envelope, left to the general reader.
             return LIKELY
         if http is not None and "stripe-version" in http.headers:
             return LIKELY

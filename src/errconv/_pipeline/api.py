@@ -117,11 +117,27 @@ def _detected(inp: _Input) -> Dialect:
     raw = inp.raw
     if not raw.strip():
         raise DecodeError("the input is empty; give an error body, an HTTP response or gRPC trailers")
-    found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json" or reads_other_bytes(d)))
+    found = strongest(raw, None, _byte_readers())
     if found is None:
         known = ", ".join(d.name for d in _registry.registered())
         raise DecodeError(f"cannot tell the dialect of {raw[:30]!r}; name it (one of: {known})")
     return found
+
+
+def _byte_readers() -> tuple[Dialect, ...]:
+    """The dialects that may read bytes that are no JSON, in precedence order: built
+    once per registry state, not per call."""
+    every = _registry.ranked()
+    hit = _BYTE_READERS.get(id(every))
+    if hit is not None and hit[0] is every:  # (an id is only unique while its tuple lives)
+        return hit[1]
+    found = tuple(d for d in every if d.form != "json" or reads_other_bytes(d))
+    _BYTE_READERS.clear()
+    _BYTE_READERS[id(every)] = (every, found)
+    return found
+
+
+_BYTE_READERS: dict[int, tuple[tuple[Dialect, ...], tuple[Dialect, ...]]] = {}
 
 
 def decode(

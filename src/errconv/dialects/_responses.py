@@ -143,12 +143,11 @@ def _headers(headers: Any, limits: Limits) -> Headers:
         items = headers.items()
     elif hasattr(headers, "multi_items"):  # httpx.Headers, starlette Headers: every value of a repeated name
         items = headers.multi_items()
-    elif hasattr(headers, "lower_items") and isinstance(headers, Mapping):
-        # requests' CaseInsensitiveDict: its own store, in order, not the Mapping ABC's
-        # key-by-key lookups (names come lower-cased, as they are made below anyway).
-        items = headers.lower_items()
     elif isinstance(headers, Mapping):
-        items = headers.items()
+        # requests' CaseInsensitiveDict by its own store, in order, not the Mapping ABC's
+        # key-by-key lookups (names come lower-cased, as they are made below anyway).
+        lower_items = getattr(headers, "lower_items", None)
+        items = lower_items() if callable(lower_items) else headers.items()
     else:
         items = headers
     # Any, declared: mypy would infer the mapping branch's pairs, and a compiled build would

@@ -167,6 +167,14 @@ def decode(
         if type(data) is bytes and dialect is not None and status is None:
             # The usual call, bytes in a named dialect: straight there.
             codec = get(dialect)
+            if codec.form == "json" and now is None and not trace and data[:1] == b"{" and len(data) <= limits.max_bytes:
+                # The commonest of all, a JSON object in a named JSON dialect: the state of
+                # the decode made here (as _reading makes it), the body straight to the codec.
+                reading = Reading(limits, len(data))
+                if data.count(b"{") + data.count(b"[") < limits.max_depth:
+                    reading.deep = False
+                reading.dialect = codec.name
+                return decode_json(codec, reading, raw=data)
             return _read_as(codec, data, _reading(limits, data, now, trace, codec.name))
         return _decode(data, dialect, status, limits, now, trace)
     except DecodeError:

@@ -15,7 +15,7 @@ import pytest
 import errconv
 from errconv import dialects
 from errconv._pipeline import api as _api
-from errconv.dialects import _responses
+from errconv.dialects import _responses, _status
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
@@ -27,6 +27,7 @@ def _empty_caches() -> None:
     dialects._claimants.clear()
     _api._BYTE_READERS.clear()
     _responses._CANDIDATES.clear()
+    _status._REASONS.clear()
 
 
 def _inputs() -> list[tuple[str, bytes, dict[str, Any]]]:
@@ -98,9 +99,36 @@ def test_detect_agrees_cold_and_warm(via: str) -> None:
     assert run() == first
 
 
+def test_encodes_agree_cold_and_warm() -> None:
+    """The ErrorInfo reason cache: every golden fault, and every decoded input, written
+    in every dialect that writes gives the same bytes cold as warm."""
+    faults = [errconv.Fault.from_json((case / "fault.json").read_bytes()) for case in sorted(GOLDEN.iterdir()) if case.is_dir()]
+    for _, data, keywords in INPUTS:
+        try:
+            faults.append(errconv.decode(data, **keywords))
+        except errconv.DecodeError:
+            pass
+    writers = [name for name in dialects.names() if dialects.get(name).encodes]
+
+    def written(fault: errconv.Fault, name: str) -> bytes:
+        try:
+            return errconv.encode(fault, name)
+        except errconv.ErrconvError as exc:
+            return f"{type(exc).__name__}: {exc}".encode()
+
+    cold = []
+    for fault in faults:
+        for name in writers:
+            _empty_caches()
+            cold.append(written(fault, name))
+    warm = [written(fault, name) for fault in faults for name in writers]
+    assert warm == cold
+
+
 def test_caches_stay_bounded() -> None:
     for label, data, keywords in INPUTS:
         _answer(data, keywords)
     assert len(dialects._claimants) <= 1024
     assert len(_api._BYTE_READERS) <= 1
     assert len(_responses._CANDIDATES) <= 8
+    assert len(_status._REASONS) <= 1024

@@ -123,7 +123,7 @@ def _detected(inp: _Input) -> Dialect:
     raw = inp.raw
     if not raw.strip():
         raise DecodeError("the input is empty; give an error body, an HTTP response or gRPC trailers")
-    found = strongest(raw, None, tuple(d for d in _registry.ranked() if d.form != "json" or reads_other_bytes(d)))
+    found = strongest(raw, None, _byte_readers())
     if found is None:
         # Every dialect that reads bytes other than JSON has looked: naming one would not help,
         # but the status the body came with does (a proxy's HTML page, a log line).
@@ -133,6 +133,22 @@ def _detected(inp: _Input) -> Dialect:
             " give the HTTP status it came with (status=) and errconv reads it from the status"
         )
     return found
+
+
+def _byte_readers() -> tuple[Dialect, ...]:
+    """The dialects that may read bytes that are no JSON, in precedence order: built
+    once per registry state, not per call."""
+    every = _registry.ranked()
+    hit = _BYTE_READERS.get(id(every))
+    if hit is not None and hit[0] is every:  # (an id is only unique while its tuple lives)
+        return hit[1]
+    found = tuple(d for d in every if d.form != "json" or reads_other_bytes(d))
+    _BYTE_READERS.clear()
+    _BYTE_READERS[id(every)] = (every, found)
+    return found
+
+
+_BYTE_READERS: dict[int, tuple[tuple[Dialect, ...], tuple[Dialect, ...]]] = {}
 
 
 def decode(
@@ -169,6 +185,14 @@ def decode(
         if type(data) is bytes and dialect is not None and status is None:
             # The usual call, bytes in a named dialect: straight there.
             codec = get(dialect)
+            if codec.form == "json" and now is None and not trace and data[:1] == b"{" and len(data) <= limits.max_bytes:
+                # The commonest of all, a JSON object in a named JSON dialect: the state of
+                # the decode made here (as _reading makes it), the body straight to the codec.
+                reading = Reading(limits, len(data))
+                if data.count(b"{") + data.count(b"[") < limits.max_depth:
+                    reading.deep = False
+                reading.dialect = codec.name
+                return decode_json(codec, reading, raw=data)
             return _read_as(codec, data, _reading(limits, data, now, trace, codec.name))
         return _decode(data, dialect, status, limits, now, trace)
     except (DecodeError, UnknownDialectError):  # a bad name is the caller's mistake, not the input's

@@ -137,10 +137,18 @@ def _headers(headers: Any, limits: Limits) -> Headers:
     if headers is None:
         return Headers(())
     items: Iterable[Any]
-    if hasattr(headers, "multi_items"):  # httpx.Headers, starlette Headers: every value of a repeated name
+    kind = type(headers)
+    if kind is list or kind is tuple:  # the usual forms first: no ABC check for them
+        items = headers
+    elif kind is dict:
+        items = headers.items()
+    elif hasattr(headers, "multi_items"):  # httpx.Headers, starlette Headers: every value of a repeated name
         items = headers.multi_items()
     elif isinstance(headers, Mapping):
-        items = headers.items()
+        # requests' CaseInsensitiveDict by its own store, in order, not the Mapping ABC's
+        # key-by-key lookups (names come lower-cased, as they are made below anyway).
+        lower_items = getattr(headers, "lower_items", None)
+        items = lower_items() if callable(lower_items) else headers.items()
     else:
         items = headers
     # Any, declared: mypy would infer the mapping branch's pairs, and a compiled build would
@@ -151,23 +159,38 @@ def _headers(headers: Any, limits: Limits) -> Headers:
     except TypeError:  # an int, an object: no form of headers at all
         raise DecodeError(f"headers are (name, value) pairs or a mapping, got {shorten(headers)}") from None
     out = []
+    max_header = limits.max_header
     for pair in every:
-        # Checked, then indexed: compiled, unpacking a value that is no tuple raises TypeError
-        # (and a two-letter string is no pair either way).
-        if type(pair) is not tuple and type(pair) is not list or len(pair) != 2:
-            raise DecodeError(f"headers are (name, value) pairs, got {shorten(pair)}")
-        name, value = pair[0], pair[1]
-        if isinstance(name, bytes):
-            name = name.decode("latin-1")
-        if isinstance(value, bytes):
-            value = value.decode("latin-1")
-        if not isinstance(name, str) or not isinstance(value, str):
-            raise DecodeError(f"headers are (name, value) pairs of text, got {shorten(pair)}")
-        value = safe_header_value(value)
-        if len(value) > limits.max_header:
-            raise _header_too_long(name, value, limits)
-        out.append((name.strip().lower(), value))
+        if type(pair) is tuple and len(pair) == 2:
+            name, value = pair[0], pair[1]
+            # Text without controls (isprintable is False for every character _UNSAFE
+            # replaces): safe_header_value would only strip it.
+            if type(name) is str and type(value) is str and value.isprintable():
+                value = value.strip()
+                if len(value) <= max_header:
+                    out.append((name.strip().lower(), value))
+                    continue
+        out.append(_header_pair(pair, limits))
     return Headers(out)
+
+
+def _header_pair(pair: Any, limits: Limits) -> tuple[str, str]:
+    """One header pair in any form, checked: (lower-case name, safe value)."""
+    # Checked, then indexed: compiled, unpacking a value that is no tuple raises TypeError
+    # (and a two-letter string is no pair either way).
+    if type(pair) is not tuple and type(pair) is not list or len(pair) != 2:
+        raise DecodeError(f"headers are (name, value) pairs, got {shorten(pair)}")
+    name, value = pair[0], pair[1]
+    if isinstance(name, bytes):
+        name = name.decode("latin-1")
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    if not isinstance(name, str) or not isinstance(value, str):
+        raise DecodeError(f"headers are (name, value) pairs of text, got {shorten(pair)}")
+    value = safe_header_value(value)
+    if len(value) > limits.max_header:
+        raise _header_too_long(name, value, limits)
+    return (name.strip().lower(), value)
 
 
 def _header_too_long(name: str, value: str, limits: Limits) -> DecodeError:
@@ -201,6 +224,12 @@ _SPENT = (
     ("anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset", "rfc3339"),
     ("anthropic-ratelimit-input-tokens-remaining", "anthropic-ratelimit-input-tokens-reset", "rfc3339"),
     ("anthropic-ratelimit-output-tokens-remaining", "anthropic-ratelimit-output-tokens-reset", "rfc3339"),
+)
+_MS_NAMES = frozenset(_MS_DELAYS)
+_REMAINING_NAMES = frozenset(remaining for remaining, _, _ in _SPENT)
+# Every header _signals reads but for a 429's reset headers (reset_of_429 asks those).
+_SIGNAL_NAMES = frozenset(
+    ("retry-after", "ratelimit", "stripe-should-retry", "x-should-retry", *_MS_DELAYS, *(n for row in _SPENT for n in row[:2]))
 )
 _DECIMAL = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,9})?")
 _DURATION_PART = re.compile(r"([0-9]{1,12}(?:\.[0-9]{1,9})?)(h|ms|m|s|us|µs|ns)")
@@ -263,6 +292,8 @@ def _signals(headers: Headers, reading: Reading) -> None:
     # The clock is read only for a date to measure (an HTTP-date Retry-After, an epoch
     # X-RateLimit-Reset): most signals are plain seconds.
     current = partial(_clock, headers, reading.now)
+    if not headers.has_any(_SIGNAL_NAMES) and reading.status != 429:
+        return  # most responses: none of the names below, asked in one set operation
     retry_after = headers.get("retry-after")
     if retry_after is not None:
         if retry_after.isdigit() and retry_after.isascii() and len(retry_after) <= 9:  # delay-seconds, as most say
@@ -282,7 +313,7 @@ def _signals(headers: Headers, reading: Reading) -> None:
             reading.wait, reading.delay = "Retry-After", seconds
         else:
             reading.notes += (f"unreadable Retry-After {shorten(retry_after)} ignored",)
-    for name in _MS_DELAYS:
+    for name in _MS_DELAYS if headers.has_any(_MS_NAMES) else ():
         value = headers.get(name)
         if value is None:
             continue
@@ -298,7 +329,7 @@ def _signals(headers: Headers, reading: Reading) -> None:
             reading.notes += (f"{name} ({seconds} s) and {reading.wait} ({reading.delay} s) disagree; the longer is taken",)
             if seconds > reading.delay:
                 reading.wait, reading.delay = name, seconds
-    if reading.wait is None:
+    if reading.wait is None and headers.has_any(_REMAINING_NAMES):
         for remaining_name, reset_name, how in _SPENT:
             remaining = headers.get(remaining_name)
             if remaining is None or remaining.strip() != "0":

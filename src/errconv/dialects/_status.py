@@ -57,17 +57,29 @@ def check_details_count(count: int, limits: Limits, where: str = "") -> None:
 _NOT_REASON = re.compile(r"[^A-Z0-9]+")
 
 
+# Codes seen, and the reason each gives (when the code alone gives it): encoding the
+# same code again skips the recasing and the pattern.
+_REASONS: dict[str, tuple[str, str, bool]] = {}
+
+
 def reason_for(fault: Fault) -> tuple[str, str, bool]:
     """ErrorInfo.reason for a fault, the exact code when the reason cannot give it back,
     and whether the reason was made from the gRPC code name."""
     if fault.code is None:
         return code_name(fault.grpc_code), "", True
     code = fault.code
+    hit = _REASONS.get(code)
+    if hit is not None:
+        return hit
     upper = code.upper()
     if len(upper) <= REASON_MAX and REASON_RE.fullmatch(upper):
         # Another spelling ("rate_limited") rides beside its reason: a code is kept as its
         # service spells it, and decoding a reason does not recase it.
-        return upper, "" if upper == code else code, False
+        found = upper, "" if upper == code else code, False
+        if len(_REASONS) >= 1024:
+            _REASONS.clear()  # bounded, whatever codes go through
+        _REASONS[code] = found  # the code alone gives it: no gRPC code in it
+        return found
     reason = _NOT_REASON.sub("_", upper).strip("_")[:REASON_MAX].rstrip("_")
     if not REASON_RE.fullmatch(reason) or not reason[0].isalpha():
         reason = code_name(fault.grpc_code)

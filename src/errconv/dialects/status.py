@@ -9,6 +9,8 @@ for every Fault.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from google.protobuf.message import DecodeError as ProtoDecodeError
@@ -80,6 +82,9 @@ def from_message(
     return reading.finish(fields, stated, wait)
 
 
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f]")  # the bytes below 0x20 that are no white space
+
+
 class Status(Dialect):
     """Serialized google.rpc.Status bytes."""
 
@@ -93,7 +98,7 @@ class Status(Dialect):
 
     def recognise(self, value: Any, http: HttpInfo | None) -> float:
         # Binary: a control byte among the first 64 (a Status starts with a field tag, 0x08 or 0x12).
-        if isinstance(value, (bytes, bytearray)) and any(b < 0x09 or 0x0E <= b < 0x20 for b in value[:64]):
+        if isinstance(value, (bytes, bytearray)) and _CONTROL.search(value, 0, 64) is not None:
             return LIKELY
         return 0.0
 

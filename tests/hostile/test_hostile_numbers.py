@@ -105,6 +105,8 @@ WORST = sorted(
             "fastapi:1:detail:short-strings",
             "fault:0:zz_payload:deep",
             "fault:2:domain:deep",
+            "general:1:error:copies",
+            "general:1:error:small-objects",
             "github:0:zz_payload:surrogate-pairs",
             "github:2:documentation_url:surrogate-pairs",
             "google:3:status:short-strings",
@@ -137,6 +139,8 @@ WORST = sorted(
             "twilio:1:message:short-strings",
             "twirp:1:code:short-strings",
             "twirp:5:domain:short-strings",
+            "vault:2:0:copies",
+            "vault:1:errors:small-objects",
         )
     }
 )

@@ -617,6 +617,9 @@ def _messages_of(value: Any) -> list[str] | None:
     return None
 
 
+_ENTRY_PARAMS = frozenset(vocab.ENTRY_PARAM_MEMBERS)
+
+
 def _violations(
     value: Any, objects: list[tuple[str, dict[str, Any]]], reading: Reading
 ) -> tuple[tuple[Violation, ...], str | None, str]:
@@ -638,6 +641,8 @@ def _violations(
                 out: list[Violation] = []
                 first: tuple[str, str] | None = None
                 for i, entry in enumerate(raw):
+                    if entry.keys().isdisjoint(_ENTRY_PARAMS):
+                        continue  # names no field: passed over without building its pointer (a list of 300,000 `{}` is cheap)
                     got = _first([(f"{at}/{i}", entry)], vocab.ENTRY_PARAM_MEMBERS, _param_value)
                     if got is None:
                         continue

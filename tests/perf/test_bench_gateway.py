@@ -36,4 +36,7 @@ def test_the_gateway_benchmark_measures_and_reports_every_comparison(capsys) -> 
     for name in names:
         assert name in table
         assert figures[name]["us"] > 0 and figures[name]["baseline_us"] > 0 and figures[name]["ratio"] > 0
-        assert figures[name]["target"] == (1.05 if name.startswith("success") else 1.5)
+        if "delta_us" in figures[name]:  # held to microseconds beside a minimal middleware
+            assert figures[name]["target"] == bench.DELTA_US == 0.2
+        else:
+            assert figures[name]["target"] == (1.05 if name.startswith("success") else 1.5)

@@ -53,7 +53,7 @@ def test_the_python_api_names_its_keyword() -> None:
 
 
 def test_a_bare_html_body_names_no_dialects_and_points_at_the_status() -> None:
-    page = b"<html>\n<head><title>502 Bad Gateway</title></head>\n</html>\n"
+    page = b"<html>\n<head><title>Maintenance</title></head>\n<body>Back soon.</body>\n</html>\n"
     with pytest.raises(errconv.DecodeError) as caught:
         errconv.detect(page)
     message = str(caught.value)
@@ -61,7 +61,15 @@ def test_a_bare_html_body_names_no_dialects_and_points_at_the_status() -> None:
     assert "status=" in message
     assert "b'" not in message and "<html>" in message
     # and what the message promises holds
-    assert errconv.decode(page, status=502).status == 502
+    assert errconv.decode(page, status=503).status == 503
+
+
+def test_a_bare_html_page_that_states_its_status_is_read_from_it() -> None:
+    # nginx's error page says its status in the title and the heading: the general reader reads it.
+    page = b"<html>\n<head><title>502 Bad Gateway</title></head>\n</html>\n"
+    assert errconv.detect(page) == "general"
+    fault = errconv.decode(page)
+    assert (fault.status, fault.next_step) == (502, "wait")
 
 
 @pytest.mark.parametrize(

@@ -83,10 +83,12 @@ class Outcome:
 
 def outcome(exc_or_fault: BaseException | Fault) -> Outcome:
     """The Fault of an exception (or a Fault as it is) and the text a model reads for it."""
-    if isinstance(exc_or_fault, Fault):
+    # issubclass(type(...)), not isinstance(): isinstance falls back to `__class__`,
+    # which a hostile exception can make raise.
+    if issubclass(type(exc_or_fault), Fault):
         fault = exc_or_fault
         error: BaseException | None = None
-    elif isinstance(exc_or_fault, BaseException):
+    elif issubclass(type(exc_or_fault), BaseException):
         fault = errconv.from_exception(exc_or_fault)
         error = exc_or_fault
     else:
@@ -185,10 +187,25 @@ def call_key(tool: str, arguments: Mapping[str, Any]) -> tuple[str, str]:
     """
     try:
         canonical = json.dumps(dict(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain)
-    except (TypeError, ValueError, RecursionError):
-        # Keys json cannot sort (mixed types) or a cycle: still one key per distinct call.
-        canonical = repr(sorted((str(k), repr(v)) for k, v in dict(arguments).items()))
+    except Exception:
+        # Keys json cannot sort (mixed types), a cycle, nesting past the stack, an int
+        # past str's digit limit: still one key per distinct call, and never a failure
+        # of the call itself (a hostile argument's repr may raise too).
+        canonical = repr(sorted((_text(k, str), _text(v)) for k, v in dict(arguments).items()))
     return (tool, canonical)
+
+
+def _text(value: Any, render: Callable[[Any], str] = repr) -> str:
+    """`render(value)`, or its type and hash when that raises (a hostile `__repr__`, an
+    int past the digit limit, a structure nested past the stack), else its type alone."""
+    try:
+        return render(value)
+    except Exception:
+        pass
+    try:
+        return f"<{type(value).__qualname__} {hash(value)}>"
+    except Exception:  # unhashable (a deep list) or a raising __hash__
+        return f"<{type(value).__qualname__}>"
 
 
 class WaitRefused(GuardRefused):

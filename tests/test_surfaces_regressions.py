@@ -1,0 +1,64 @@
+"""Regression tests for what fuzzing the surfaces around the decoders found (issue 23,
+tests/test_fuzz_surfaces.py and fuzz/long_run.py --surfaces): each a failure that
+fuzzing drew, pinned by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import errconv
+from errconv import NextStep
+from errconv.agents import _core as agents_core
+
+
+class _Boom(Exception):
+    """Every attribute access raises, `__class__` included."""
+
+    def __getattribute__(self, name: str) -> Any:
+        raise RuntimeError(f"no {name} (password=hunter2)")
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+
+def test_outcome_of_an_exception_whose_class_attribute_raises() -> None:
+    # isinstance() reads __class__, which raised out of the adapter's boundary.
+    result = agents_core.outcome(_Boom())
+    assert result.fault.next_step == NextStep.GIVE_UP
+    assert "hunter2" not in result.text
+
+
+def test_call_key_of_arguments_neither_json_nor_repr_can_write() -> None:
+    cycle: list[Any] = [1]
+    cycle.append(cycle)
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    for args in ({"a": 10**5000}, {"a": cycle, "b": _BadRepr()}, {1: _BadRepr(), "a": 1}, {"a": deep}, {_BadKey(): 1, 2: 2}):
+        key = agents_core.call_key("charge", args)
+        assert key == agents_core.call_key("charge", args) and hash(key) is not None
+    # Two different huge numbers are two calls.
+    assert agents_core.call_key("t", {"a": 10**5000}) != agents_core.call_key("t", {"a": 10**5000 + 1})
+
+
+class _BadKey:
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def test_the_mcp_adapter_returns_a_result_for_a_tool_raising_such_an_exception() -> None:
+    from errconv.agents import mcp
+
+    def charge(amount: Any) -> str:
+        raise _Boom()
+
+    result = mcp.wrap(charge)(amount=10**5000)
+    assert result.is_error is True and "hunter2" not in result.content[0].text

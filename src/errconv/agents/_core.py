@@ -85,12 +85,13 @@ def outcome(exc_or_fault: BaseException | Fault) -> Outcome:
     """The Fault of an exception (or a Fault as it is) and the text a model reads for it."""
     # issubclass(type(...)), not isinstance(): isinstance falls back to `__class__`,
     # which a hostile exception can make raise.
-    if issubclass(type(exc_or_fault), Fault):
-        fault = exc_or_fault
+    given: Any = exc_or_fault
+    if issubclass(type(given), Fault):
+        fault: Fault = given
         error: BaseException | None = None
-    elif issubclass(type(exc_or_fault), BaseException):
-        fault = errconv.from_exception(exc_or_fault)
-        error = exc_or_fault
+    elif issubclass(type(given), BaseException):
+        fault = errconv.from_exception(given)
+        error = given
     else:
         raise TypeError(f"expected an exception or an errconv.Fault, got {type(exc_or_fault).__name__}")
     return Outcome(fault, errconv.agent_message(fault), error=error)

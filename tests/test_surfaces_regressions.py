@@ -62,3 +62,48 @@ def test_the_mcp_adapter_returns_a_result_for_a_tool_raising_such_an_exception()
 
     result = mcp.wrap(charge)(amount=10**5000)
     assert result.is_error is True and "hunter2" not in result.content[0].text
+
+
+# --------------------------------------------------------------------------- the catalog
+
+import pathlib  # noqa: E402
+
+import pytest  # noqa: E402
+
+CATALOG = pathlib.Path(__file__).resolve().parent / "catalog" / "errors.toml"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a = " + "[" * 100_000 + "]" * 100_000,  # tomllib recursed past the stack (RecursionError)
+        "a = " + "{b = " * 5_000 + "1" + "}" * 5_000,
+        "a = " + "9" * 5_000,  # tomllib's int() past the digit limit (ValueError)
+    ],
+    ids=["deep-arrays", "deep-inline-tables", "int-past-digit-limit"],
+)
+def test_a_catalog_tomllib_cannot_read_is_a_catalog_error(text: str) -> None:
+    with pytest.raises(errconv.ContractError) as caught:  # the loader's CatalogError
+        errconv.Catalog.loads(text)
+    assert getattr(caught.value, "rule", None) == "toml"
+
+
+@pytest.mark.parametrize(
+    ("code", "values"),
+    [
+        (["rate_limited"], {}),  # unhashable: TypeError from the entries' dict
+        ("missing_parameter", {"param": ["currency"]}),  # AttributeError: no startswith
+        ("missing_parameter", {"param": "currency", "detail": 5}),  # was built: a Fault whose detail is a number
+        ("validation_failed", {"violations": "abc"}),  # TypeError from Violation(**v)
+        ("validation_failed", {"violations": [{"field": 5}]}),  # AttributeError
+        ("validation_failed", {"violations": [{"nope": 1}]}),  # TypeError
+        ("rate_limited", {"metadata": [1]}),  # TypeError from dict()
+        ("slot_unavailable", {"alternatives": 5}),  # TypeError: not iterable
+        ("slot_unavailable", {"alternatives": "abc"}),  # was built: three alternatives, "a", "b" and "c"
+        ("slot_unavailable", {"extensions": 5}),  # TypeError
+    ],
+)
+def test_catalog_fault_refuses_arguments_of_the_wrong_type_with_a_contract_error(code: Any, values: dict[str, Any]) -> None:
+    catalog = errconv.Catalog.load(CATALOG)
+    with pytest.raises(errconv.ContractError):
+        catalog.fault(code, **values)

@@ -107,3 +107,82 @@ def test_catalog_fault_refuses_arguments_of_the_wrong_type_with_a_contract_error
     catalog = errconv.Catalog.load(CATALOG)
     with pytest.raises(errconv.ContractError):
         catalog.fault(code, **values)
+
+
+# --------------------------------------------------------------------------- the clients
+
+import httpx  # noqa: E402
+import requests  # noqa: E402
+
+from errconv.clients import _core as clients_core  # noqa: E402
+from errconv.retry import RetryPolicy, VirtualClock  # noqa: E402
+from loopback import serve_http  # noqa: E402
+
+
+@pytest.mark.parametrize("status", [600, 999])
+def test_a_status_past_599_from_a_real_server_comes_back_as_it_is(status: int) -> None:
+    # h11 and urllib3 take any three digits; the transports handed them to from_http,
+    # whose DecodeError ("not an HTTP status") came out of client.get().
+    from errconv.clients.httpx import Transport
+    from errconv.clients.requests import Adapter
+
+    with serve_http({"/x": (status, [("Retry-After", "1")], b"odd")}) as base:
+        clock = VirtualClock()
+        with httpx.Client(transport=Transport(retry=RetryPolicy(clock=clock), raise_for_status=True)) as client:
+            response = client.get(base + "/x")
+        assert (response.status_code, response.content, clock.sleeps) == (status, b"odd", [])
+        session = requests.Session()
+        session.mount("http://", Adapter(retry=RetryPolicy(clock=clock), raise_for_status=True))
+        response = session.get(base + "/x")
+        assert (response.status_code, response.content, clock.sleeps) == (status, b"odd", [])
+
+
+class _RaisingResponse(Exception):
+    @property
+    def response(self) -> Any:
+        raise ValueError("password=hunter2")
+
+    @property
+    def request(self) -> Any:
+        raise RuntimeError("no request")
+
+
+class _BadUrl:
+    def __str__(self) -> str:
+        raise RuntimeError("no url")
+
+
+def test_the_clients_exception_readers_never_raise() -> None:
+    # tenacity's and stamina's hooks read whatever the tool raised: a raising property
+    # came out of retry_if_fault, wait_fault and backoff_hook.
+    assert clients_core.fault_of_exception(_RaisingResponse()) is None
+    assert clients_core.key_of_error(_RaisingResponse()) is None
+    error = Exception("x")
+    error.request = type("R", (), {"method": "GET", "url": _BadUrl()})()  # type: ignore[attr-defined]
+    assert clients_core.key_of_error(error) is None
+
+    class Headers(dict):  # type: ignore[type-arg]
+        def items(self) -> Any:
+            raise OSError("gone")
+
+    response = requests.Response()
+    response.status_code, response._content = 503, b"x"
+    response.headers = Headers()  # type: ignore[assignment]
+    fault = clients_core.fault_of_exception(requests.HTTPError("x", response=response))
+    assert fault is not None and (fault.status, fault.next_step) == (503, NextStep.WAIT)
+
+
+def test_tenacity_retry_if_fault_over_an_exception_whose_response_raises() -> None:
+    tenacity = pytest.importorskip("tenacity")
+    from errconv.clients.tenacity import retrying
+
+    calls = []
+
+    def tool() -> None:
+        calls.append(1)
+        raise _RaisingResponse()
+
+    with pytest.raises(_RaisingResponse):
+        retrying(retry=RetryPolicy(clock=VirtualClock()))(tool)
+    assert len(calls) == 1
+    assert tenacity  # the library is the one the hook runs in

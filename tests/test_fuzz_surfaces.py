@@ -719,6 +719,11 @@ def client_responses(draw: Any) -> tuple[int, list[tuple[str, str]], bytes]:
     return status, pairs, _bytes_body(body)
 
 
+def _wire(pairs: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    """Header pairs as the bytes a server sends (latin-1: httpx takes text as ASCII only)."""
+    return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in pairs]
+
+
 @st.composite
 def policies(draw: Any) -> RetryPolicy:
     return RetryPolicy(
@@ -738,7 +743,7 @@ def check_client_core(script: list[tuple[int, list[tuple[str, str]], bytes]], po
     attempts = clients_core.Attempts(policy, TerminalGuard(), ("GET", "https://api.example.com/", "0"))
     for status, pairs, body in script:
         attempts.start()
-        response = httpx.Response(status, headers=pairs, content=body)
+        response = httpx.Response(status, headers=_wire(pairs), content=body)
         if not 400 <= status <= 599:
             continue  # no HTTP error: not the core's to read (the transports return it as it is)
         fault = clients_core.fault_of_response(response)
@@ -773,7 +778,7 @@ def check_transport(script: list[tuple[int, list[tuple[str, str]], bytes]], poli
     def handler(request: httpx.Request) -> httpx.Response:
         status, pairs, body = script[min(len(served), len(script) - 1)]
         served.append(status)
-        return httpx.Response(status, headers=pairs, content=body)
+        return httpx.Response(status, headers=_wire(pairs), content=body)
 
     clock = policy.clock
     assert isinstance(clock, VirtualClock)

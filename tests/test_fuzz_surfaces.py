@@ -512,7 +512,7 @@ def test_hostile_exceptions_draw_every_library_shape() -> None:
     """The strategy reaches what it claims: real library exceptions of every kind."""
     seen: set[str] = set()
 
-    @settings(SURFACE, max_examples=100)
+    @settings(SURFACE, max_examples=100, derandomize=True)  # a check of the strategy's reach: the same draws every run
     @given(small(hostile_exceptions()))
     def collect(exc: BaseException) -> None:
         chain, current = [], exc

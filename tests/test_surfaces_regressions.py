@@ -186,3 +186,22 @@ def test_tenacity_retry_if_fault_over_an_exception_whose_response_raises() -> No
         retrying(retry=RetryPolicy(clock=VirtualClock()))(tool)
     assert len(calls) == 1
     assert tenacity  # the library is the one the hook runs in
+
+
+# --------------------------------------------------------------------------- found by the decoders' long run
+
+
+@pytest.mark.parametrize("depth", [31, 32, 33])
+def test_a_vault_body_holding_nested_lists_reads_back_in_every_writer_or_is_refused(depth: int) -> None:
+    # fuzz/long_run.py: vault kept non-message items of `errors` as an extension without
+    # the depth check every other decoder's tail makes; fault.json (and every JSON
+    # writer) then wrote an extension its own reader refused as too deep.
+    from test_fuzz import check_round_trip
+
+    body = b'{"errors":' + b"[" * depth + b"]" * depth + b"}"
+    try:
+        fault = errconv.decode(body, "vault")
+    except errconv.DecodeError as exc:
+        assert "deeper" in str(exc)
+        return
+    check_round_trip(fault)

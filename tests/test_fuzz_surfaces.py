@@ -901,7 +901,8 @@ def catalog_texts(draw: Any) -> str | bytes:
         if op == 0 and errors:
             table = errors[pick(draw, sorted(errors))]
             if isinstance(table, dict):
-                table[draw(st.sampled_from(CATALOG_KEYS))] = pick(draw, CATALOG_VALUES)
+                # Copies: a later op may mutate the table it lands in, and the pool must not change.
+                table[draw(st.sampled_from(CATALOG_KEYS))] = copy.deepcopy(pick(draw, CATALOG_VALUES))
         elif op == 1 and errors:
             table = errors[pick(draw, sorted(errors))]
             if isinstance(table, dict) and table:
@@ -911,13 +912,13 @@ def catalog_texts(draw: Any) -> str | bytes:
             if key in doc and draw(st.booleans()):
                 del doc[key]
             else:
-                doc[key] = pick(draw, CATALOG_VALUES)
+                doc[key] = copy.deepcopy(pick(draw, CATALOG_VALUES))
         elif op == 3 and errors:
             code = draw(st.sampled_from(("x", "ab", "A" * 64, "1abc", "café", "rate limited", "internal_error", "OK", "a.b")))
             errors[code] = copy.deepcopy(errors[pick(draw, sorted(errors))])
         elif op == 4 and errors:
             code = pick(draw, sorted(errors))
-            errors[code] = pick(draw, CATALOG_VALUES)
+            errors[code] = copy.deepcopy(pick(draw, CATALOG_VALUES))
         elif op == 5:
             for i in range(draw(st.sampled_from((50, 500)))):
                 if isinstance(doc.get("errors"), dict):

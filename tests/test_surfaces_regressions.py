@@ -205,3 +205,16 @@ def test_a_vault_body_holding_nested_lists_reads_back_in_every_writer_or_is_refu
         assert "deeper" in str(exc)
         return
     check_round_trip(fault)
+
+
+def test_an_aiohttp_error_with_a_status_past_599_is_read_without_a_deprecation_warning() -> None:
+    import warnings
+
+    import aiohttp
+
+    error = aiohttp.ClientResponseError(None, (), status=999, message="x", headers=None)  # type: ignore[arg-type]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # "error" would not do: the reader's guard catches what a property raises
+        fault = errconv.from_exception(error)
+    assert fault.next_step == NextStep.GIVE_UP
+    assert not [w for w in caught if issubclass(w.category, DeprecationWarning)], [str(w.message) for w in caught]

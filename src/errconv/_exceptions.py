@@ -527,7 +527,9 @@ def _own_status(exc: BaseException, limits: Limits) -> Fault | None:
     status = _status(_attr(exc, "status_code"))
     if status is None:
         status = _status(_attr(exc, "status"))
-    if status is None and hasattr(exc, "headers"):
+    # `code` only where there is no `status` at all: beside one it is an alias at best,
+    # and aiohttp's warns as it is read (a status past 599 got this far).
+    if status is None and hasattr(exc, "headers") and _attr(exc, "status") is None:
         status = _status(_attr(exc, "code"))
     if status is None:
         return None

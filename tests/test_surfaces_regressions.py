@@ -218,3 +218,31 @@ def test_an_aiohttp_error_with_a_status_past_599_is_read_without_a_deprecation_w
         fault = errconv.from_exception(error)
     assert fault.next_step == NextStep.GIVE_UP
     assert not [w for w in caught if issubclass(w.category, DeprecationWarning)], [str(w.message) for w in caught]
+
+
+def test_urllib_http_error_read_twice_gives_the_same_fault_and_no_cut_credential() -> None:
+    # fuzz/long_run.py --surfaces: the MCP adapter reads a tool's exception, and its
+    # guard's record and a later reading read it again; each from_exception read the
+    # HTTPError's stream on from where the last stopped. A body past the limit was
+    # refused the first time, and the second read began mid-body: "d=hunter2 ...",
+    # a credential whose name the cut had taken, which no redaction can recognise.
+    import email.message
+    import io
+    import urllib.error
+
+    def error(body: bytes) -> urllib.error.HTTPError:
+        headers = email.message.Message()
+        headers["Content-Type"] = "application/json"
+        return urllib.error.HTTPError("https://api.example.com/v1", 400, "Bad Request", headers, io.BytesIO(body))
+
+    small = error(b'{"error": {"message": "amount must be positive", "param": "amount", "type": "invalid_request_error"}}')
+    first, second = errconv.from_exception(small), errconv.from_exception(small)
+    assert first == second and first.param == "amount"
+    # Past Limits.max_bytes, and the first read (max_bytes + 1 = 1,048,577 bytes, a
+    # multiple of 30 plus 17) stops at the "d" of "password", so the rest begins "d=hunter2".
+    unit = b"x" * 9 + b" password=hunter2" + b" " * 4
+    assert (len(unit), 1_048_577 % len(unit), unit.index(b"d=")) == (30, 17, 17)
+    huge = error(unit * 40_000)
+    for _ in range(3):
+        text = errconv.agent_message(errconv.from_exception(huge))
+        assert "hunter2" not in text, text

@@ -246,3 +246,16 @@ def test_urllib_http_error_read_twice_gives_the_same_fault_and_no_cut_credential
     for _ in range(3):
         text = errconv.agent_message(errconv.from_exception(huge))
         assert "hunter2" not in text, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a password=hunter2 x", 'api_key: "s3cr3t"', "token=abc123def&x=1", "Authorization: Bearer abcdef123456"],
+)
+def test_redaction_of_redacted_text_changes_nothing(text: str) -> None:
+    # A fault from_exception scrubbed is scrubbed again by agent_message: "[redacted"
+    # matched as a bare value, and the model read "password=[redacted]]".
+    from errconv._agent_text import scrub
+
+    once = scrub(text)
+    assert "[redacted]" in once and scrub(once) == once, (once, scrub(once))

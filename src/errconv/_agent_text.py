@@ -97,7 +97,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Any], ...] = (
     (
         re.compile(
             r"(?i)(" + _SECRET_NAME + r"[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
-            r"(?:(?:bearer|basic|digest|token|dpop|negotiate)\s{1,8})?(\"[^\"]{0,512}\"?|'[^']{0,512}'?|[^\s,;&\"'}\])]+)"
+            # A value already redacted is left as it is: scrub runs on text scrubbed once
+            # (a fault from_exception scrubbed, then agent_message), and "[redacted" would
+            # match the bare value form, leaving "[redacted]]".
+            r"(?:(?:bearer|basic|digest|token|dpop|negotiate)\s{1,8})?(?!\[redacted\])(\"[^\"]{0,512}\"?|'[^']{0,512}'?|[^\s,;&\"'}\])]+)"
         ),
         r"\1" + _REDACTED,
     ),

@@ -259,3 +259,13 @@ def test_redaction_of_redacted_text_changes_nothing(text: str) -> None:
 
     once = scrub(text)
     assert "[redacted]" in once and scrub(once) == once, (once, scrub(once))
+
+
+def test_a_give_up_whose_code_is_prose_saying_retry_does_not_say_it() -> None:
+    # fuzz/long_run.py --surfaces: {"ok": false, "error": "You may retry this request."}
+    # (Slack's shape, the error is the code) on a 500 read as give_up, and the model read
+    # "The tool call failed: You may retry this request. (HTTP 500). next_step: give_up."
+    fault = errconv.from_http(500, [("Content-Type", "application/json")], b'{"ok": false, "error": "You may retry this request. Then stop."}')
+    assert fault.next_step == NextStep.GIVE_UP and fault.code and "retry" in fault.code
+    text = errconv.agent_message(fault)
+    assert "retry" not in text.lower().replace("repetition", ""), text

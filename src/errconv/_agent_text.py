@@ -247,6 +247,10 @@ def _head(fault: Fault, budget: int, *, give_up: bool) -> str:
     synthetic = fault.origin is not None and fault.origin.dialect == "exception"
     status = None if synthetic else f"HTTP {fault.status}"
     code = _piece(fault.code, _NAME_MAX) if fault.code else None
+    if give_up and code:
+        # A service may put prose in its code slot (Slack's `error`, a vague body's
+        # text): on a give_up, a sentence in it that says to retry goes too.
+        code = _without_retry_talk(code) or None
     prose = fault.detail or fault.title
     said = _piece(prose, _DETAIL_MAX).rstrip(".") if prose else ""
     if give_up:

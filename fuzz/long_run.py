@@ -248,6 +248,20 @@ def run_jobs(args: argparse.Namespace) -> None:
 
 
 def show(report: dict[str, Any]) -> None:
+    if not report["inputs"]:  # --only-surfaces
+        print(f"ran {report['seconds']:.0f} s in {report['jobs']} job(s): {sum(report['surfaces'].values())} inputs to the surfaces")
+    else:
+        show_decoders(report)
+    if report["surfaces"]:
+        slow = report["surface_slowest"]
+        print("inputs per surface: " + ", ".join(f"{k} {v}" for k, v in sorted(report["surfaces"].items())))
+        print("slowest input per surface: " + ", ".join(f"{k} {slow[k] * 1000:.0f} ms" for k in sorted(slow)))
+    print(f"distinct failures: {len(report['failures'])}")
+    for key, (dialect, sample, message) in report["failures"].items():
+        print(f"- {key}\n    from {dialect}: {sample}\n    {message}")
+
+
+def show_decoders(report: dict[str, Any]) -> None:
     by_name = report["by_name"]
     print(f"ran {report['seconds']:.0f} s in {report['jobs']} job(s): {report['inputs']} inputs, {report['decodes']} decodes,"
           f" {report['faults']} faults, {report['round_trips']} inputs' faults through every writer ({len(tf.TARGETS)} writers)")
@@ -257,13 +271,6 @@ def show(report: dict[str, Any]) -> None:
     print("seam calls: " + ", ".join(f"{k} {v}" for k, v in sorted(report["seams"].items())))
     elapsed, size, name, data = report["slowest"]
     print(f"slowest decode: {elapsed * 1000:.1f} ms, {size} bytes as {name}: {data}")
-    if report["surfaces"]:
-        slow = report["surface_slowest"]
-        print("inputs per surface: " + ", ".join(f"{k} {v}" for k, v in sorted(report["surfaces"].items())))
-        print("slowest input per surface: " + ", ".join(f"{k} {slow[k] * 1000:.0f} ms" for k in sorted(slow)))
-    print(f"distinct failures: {len(report['failures'])}")
-    for key, (dialect, sample, message) in report["failures"].items():
-        print(f"- {key}\n    from {dialect}: {sample}\n    {message}")
 
 
 if __name__ == "__main__":

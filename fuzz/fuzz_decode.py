@@ -39,6 +39,7 @@ with atheris.instrument_imports(include=["errconv"]):
     import errconv.gateway  # noqa: F401  (to_http's error kinds, imported lazily otherwise)
 
 sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(ROOT / "tests" / "hostile"))  # test_fuzz: the checks
 import test_fuzz as tf  # noqa: E402  (the checks; errconv is instrumented already)
 from fuzz_inputs import as_pairs  # noqa: E402
 

@@ -97,7 +97,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Any], ...] = (
     (
         re.compile(
             r"(?i)(" + _SECRET_NAME + r"[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
-            r"(?:(?:bearer|basic|digest|token|dpop|negotiate)\s{1,8})?(\"[^\"]{0,512}\"?|'[^']{0,512}'?|[^\s,;&\"'}\])]+)"
+            # A value already redacted is left as it is: scrub runs on text scrubbed once
+            # (a fault from_exception scrubbed, then agent_message), and "[redacted" would
+            # match the bare value form, leaving "[redacted]]".
+            r"(?:(?:bearer|basic|digest|token|dpop|negotiate)\s{1,8})?(?!\[redacted\])(\"[^\"]{0,512}\"?|'[^']{0,512}'?|[^\s,;&\"'}\])]+)"
         ),
         r"\1" + _REDACTED,
     ),
@@ -244,6 +247,10 @@ def _head(fault: Fault, budget: int, *, give_up: bool) -> str:
     synthetic = fault.origin is not None and fault.origin.dialect == "exception"
     status = None if synthetic else f"HTTP {fault.status}"
     code = _piece(fault.code, _NAME_MAX) if fault.code else None
+    if give_up and code:
+        # A service may put prose in its code slot (Slack's `error`, a vague body's
+        # text): on a give_up, a sentence in it that says to retry goes too.
+        code = _without_retry_talk(code) or None
     prose = fault.detail or fault.title
     said = _piece(prose, _DETAIL_MAX).rstrip(".") if prose else ""
     if give_up:

@@ -527,7 +527,9 @@ def _own_status(exc: BaseException, limits: Limits) -> Fault | None:
     status = _status(_attr(exc, "status_code"))
     if status is None:
         status = _status(_attr(exc, "status"))
-    if status is None and hasattr(exc, "headers"):
+    # `code` only where there is no `status` at all: beside one it is an alias at best,
+    # and aiohttp's warns as it is read (a status past 599 got this far).
+    if status is None and hasattr(exc, "headers") and _attr(exc, "status") is None:
         status = _status(_attr(exc, "code"))
     if status is None:
         return None
@@ -538,9 +540,30 @@ def _own_status(exc: BaseException, limits: Limits) -> Fault | None:
         if body:
             break
     if not body and callable(_attr(exc, "read")) and _attr(exc, "fp") is not None:
-        # urllib.error.HTTPError: the body is still unread in fp; read at most the limit.
-        body = _body_bytes(_call(exc, "read", limits.max_bytes + 1), limits)
+        body = _read_once(exc, limits)
     return _http(status, headers, body, limits)
+
+
+# Where _read_once keeps what it read from an exception's stream.
+_READ = "_errconv_read"
+
+
+def _read_once(exc: BaseException, limits: Limits) -> bytes:
+    """urllib.error.HTTPError's body, still unread in its stream: at most the limit is
+    read, once. What was read is kept on the exception, so that a second reading (an
+    adapter's guard, a retry hook, a log) sees the same body rather than the rest of
+    the stream, which begins wherever the first read stopped (mid-credential, say)."""
+    kept = _attr(exc, _READ)
+    if not (isinstance(kept, tuple) and len(kept) == 2):
+        data = _call(exc, "read", limits.max_bytes + 1)
+        data = bytes(data) if isinstance(data, (bytes, bytearray)) else b""
+        kept = (data, len(data) <= limits.max_bytes)  # whether it is the whole body
+        try:
+            setattr(exc, _READ, kept)
+        except Exception:  # an exception that takes no attributes: read once anyway
+            pass
+    data, whole = kept
+    return _body_bytes(data, limits) if whole else b""
 
 
 def _transport(exc: BaseException, limits: Limits) -> Fault | None:

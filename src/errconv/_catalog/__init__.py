@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, NoReturn
 
+import msgspec
+
 from .._model.errors import ContractError, FaultError, shorten
 from .._model.fault import METADATA_RESERVED, REASON_MAX, REASON_RE, Fault, Violation
 from ..codes import Code, NextStep, code_for_http, http_for_code
@@ -265,8 +267,10 @@ class Catalog:
                 raise CatalogError(source, None, "toml", "the file is not UTF-8 text") from None
         try:
             doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise CatalogError(source, None, "toml", f"not valid TOML: {exc}") from None
+        except RecursionError:  # arrays or inline tables nested past the stack
+            raise CatalogError(source, None, "toml", "nested too deep to read") from None
+        except ValueError as exc:  # TOMLDecodeError, and an integer past str's digit limit
+            raise CatalogError(source, None, "toml", f"not valid TOML: {' '.join(str(exc).split())[:200]}") from None
         return _Loader(source).catalog(doc)
 
     # ------------------------------------------------------------------ building faults
@@ -285,6 +289,8 @@ class Catalog:
 
     def entry(self, code: str) -> Entry:
         """The entry of `code`; ContractError for a code not in the catalog."""
+        if not isinstance(code, str):
+            raise ContractError(f"a code is a string, got {shorten(code)}")
         found = self.entries.get(code)
         if found is None:
             if code == self.internal.code:
@@ -321,6 +327,8 @@ class Catalog:
         entry = self.entry(code)
         step = entry.next_step
         where = f"{entry.code} ({self.source})"
+        _check_types(where, param=param, detail=detail, instance=instance, alternatives=alternatives,
+                     alternatives_truncated=alternatives_truncated, metadata=metadata, extensions=extensions)  # fmt: skip
         if retry_after_seconds is None:
             retry_after_seconds = entry.retry_after_seconds
         if step == NextStep.WAIT:
@@ -331,7 +339,7 @@ class Catalog:
                 raise ContractError(f"{where}: retry_after_seconds {shorten(retry_after_seconds)} is past the entry's maximum {limit}")
         elif retry_after_seconds is not None:
             raise ContractError(f"{where} is {step.value}, not a wait: it carries no retry_after_seconds")
-        viols = tuple(v if isinstance(v, Violation) else Violation(**v) for v in violations)
+        viols = _violations(where, violations)
         if param is None and viols:
             param = viols[0].field
         if param is None and len(entry.params) == 1:
@@ -485,6 +493,40 @@ class Catalog:
         from ._grpc import CatalogServerSide
 
         return CatalogServerSide(self, **options)
+
+
+def _check_types(where: str, **values: Any) -> None:
+    """Refuse an occurrence's value of the wrong type with a ContractError (a hostile
+    caller's list for a name, a number for a mapping), before anything reads it."""
+    for name in ("param", "detail", "instance"):
+        if values[name] is not None and not isinstance(values[name], str):
+            raise ContractError(f"{where}: {name} is a string, got {shorten(values[name])}")
+    alternatives = values["alternatives"]
+    if isinstance(alternatives, (str, bytes, Mapping)) or not isinstance(alternatives, Iterable):
+        raise ContractError(f"{where}: alternatives is a list of JSON values, got {shorten(alternatives)}")
+    if not isinstance(values["alternatives_truncated"], bool):
+        raise ContractError(f"{where}: alternatives_truncated is true or false, got {shorten(values['alternatives_truncated'])}")
+    for name in ("metadata", "extensions"):
+        if values[name] is not None and not isinstance(values[name], Mapping):
+            raise ContractError(f"{where}: {name} is a mapping, got {shorten(values[name])}")
+
+
+def _violations(where: str, violations: Any) -> tuple[Violation, ...]:
+    """Violations as given, or from mappings of Violation's members (checked)."""
+    if isinstance(violations, (str, bytes, Mapping)) or not isinstance(violations, Iterable):
+        raise ContractError(f"{where}: violations is a list of violations, got {shorten(violations)}")
+    out = []
+    for v in violations:
+        if isinstance(v, Violation):
+            out.append(v)
+            continue
+        if not isinstance(v, Mapping):
+            raise ContractError(f"{where}: a violation is a mapping of field, description and reason, got {shorten(v)}")
+        try:
+            out.append(msgspec.convert(dict(v), Violation))
+        except (msgspec.ValidationError, TypeError) as exc:
+            raise ContractError(f"{where}: a violation {shorten(v)} is not valid: {' '.join(str(exc).split())[:120]}") from None
+    return tuple(out)
 
 
 def _allowed(name: str, params: tuple[str, ...]) -> bool:

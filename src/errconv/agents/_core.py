@@ -83,12 +83,15 @@ class Outcome:
 
 def outcome(exc_or_fault: BaseException | Fault) -> Outcome:
     """The Fault of an exception (or a Fault as it is) and the text a model reads for it."""
-    if isinstance(exc_or_fault, Fault):
-        fault = exc_or_fault
+    # issubclass(type(...)), not isinstance(): isinstance falls back to `__class__`,
+    # which a hostile exception can make raise.
+    given: Any = exc_or_fault
+    if issubclass(type(given), Fault):
+        fault: Fault = given
         error: BaseException | None = None
-    elif isinstance(exc_or_fault, BaseException):
-        fault = errconv.from_exception(exc_or_fault)
-        error = exc_or_fault
+    elif issubclass(type(given), BaseException):
+        fault = errconv.from_exception(given)
+        error = given
     else:
         raise TypeError(f"expected an exception or an errconv.Fault, got {type(exc_or_fault).__name__}")
     return Outcome(fault, errconv.agent_message(fault), error=error)
@@ -185,10 +188,25 @@ def call_key(tool: str, arguments: Mapping[str, Any]) -> tuple[str, str]:
     """
     try:
         canonical = json.dumps(dict(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain)
-    except (TypeError, ValueError, RecursionError):
-        # Keys json cannot sort (mixed types) or a cycle: still one key per distinct call.
-        canonical = repr(sorted((str(k), repr(v)) for k, v in dict(arguments).items()))
+    except Exception:
+        # Keys json cannot sort (mixed types), a cycle, nesting past the stack, an int
+        # past str's digit limit: still one key per distinct call, and never a failure
+        # of the call itself (a hostile argument's repr may raise too).
+        canonical = repr(sorted((_text(k, str), _text(v)) for k, v in dict(arguments).items()))
     return (tool, canonical)
+
+
+def _text(value: Any, render: Callable[[Any], str] = repr) -> str:
+    """`render(value)`, or its type and hash when that raises (a hostile `__repr__`, an
+    int past the digit limit, a structure nested past the stack), else its type alone."""
+    try:
+        return render(value)
+    except Exception:
+        pass
+    try:
+        return f"<{type(value).__qualname__} {hash(value)}>"
+    except Exception:  # unhashable (a deep list) or a raising __hash__
+        return f"<{type(value).__qualname__}>"
 
 
 class WaitRefused(GuardRefused):

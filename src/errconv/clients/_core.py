@@ -28,7 +28,9 @@ __all__ = [
     "WaitTooLong",
     "fault_of_exception",
     "fault_of_response",
+    "fault_of_status",
     "guard_key",
+    "is_error_status",
     "replay_allowed",
     "sleep_async",
     "stopped",
@@ -123,17 +125,45 @@ def fault_of_response(response: Any) -> Fault:
     return fault_of(response)
 
 
+def is_error_status(status: Any) -> bool:
+    """Whether a response's status is an HTTP error errconv reads: 400 to 599. A server
+    can send any three digits (a 600, a 999); such a status is no error HTTP defines, so
+    the response goes back to the caller as it came, as a 2xx does."""
+    return isinstance(status, int) and not isinstance(status, bool) and 400 <= status <= 599
+
+
+def _attr(obj: Any, name: str) -> Any:
+    """`obj.name`, or None when it is missing or raises (an exception a tool raised may
+    carry any object at all)."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
 def fault_of_exception(error: BaseException) -> Fault | None:
     """The Fault an exception carries: a FaultError's, or that of the HTTP response an
     HTTP client's status error carries (`httpx.HTTPStatusError`, `requests.HTTPError`,
-    the OpenAI, Anthropic and other SDKs' `APIStatusError`); None for any other."""
-    if isinstance(error, FaultError):
-        return error.fault
-    response = getattr(error, "response", None)
-    status = getattr(response, "status_code", None)
-    if isinstance(status, int) and not isinstance(status, bool) and 400 <= status <= 599:
+    the OpenAI, Anthropic and other SDKs' `APIStatusError`); None for any other. Never
+    raises, whatever the exception holds."""
+    if issubclass(type(error), FaultError):  # not isinstance: that reads __class__, which can raise
+        fault = _attr(error, "fault")
+        return fault if issubclass(type(fault), Fault) else None
+    response = _attr(error, "response")
+    status = _attr(response, "status_code")
+    if not is_error_status(status):
+        return None
+    try:
         return fault_of(response)
-    return None
+    except Exception:  # a response object whose headers or body raise as they are read
+        return fault_of_status(status)
+
+
+def fault_of_status(status: int) -> Fault:
+    """The Fault of an HTTP error status alone (no headers, no body)."""
+    from .._pipeline.http import from_http
+
+    return from_http(status, (), b"")
 
 
 def transport_fault(connect: bool, timeout: bool) -> Fault:
@@ -252,23 +282,23 @@ async def sleep_async(clock: Clock, seconds: float) -> None:
 def key_of_error(error: BaseException) -> Hashable | None:
     """The guard's key for the request behind an HTTP client's status error (its
     response's request: httpx's `Request`, requests' `PreparedRequest`), else None."""
-    response = getattr(error, "response", None)
-    request = getattr(error, "request", None)
-    try:
-        request = getattr(response, "request", None) or request
-    except Exception:  # httpx raises RuntimeError for a response built without one
-        pass
-    method, url = getattr(request, "method", None), getattr(request, "url", None)
+    # Every attribute read guarded: httpx raises RuntimeError for a response built
+    # without a request and RequestNotRead for a streamed upload, and an exception a
+    # tool raised may carry anything. No key means the request is not guarded.
+    response = _attr(error, "response")
+    request = _attr(response, "request") or _attr(error, "request")
+    method, url = _attr(request, "method"), _attr(request, "url")
     if not isinstance(method, str) or url is None:
         return None
     try:
-        body = getattr(request, "content", None)
-    except Exception:  # a streamed upload that was never read
+        text = str(url)
+    except Exception:
         return None
+    body = _attr(request, "content")
     if body is None:
-        body = getattr(request, "body", None)
+        body = _attr(request, "body")
     if isinstance(body, str):
-        body = body.encode("utf-8")
+        body = body.encode("utf-8", "surrogatepass")
     if body is None:
         body = b""
-    return guard_key(method, str(url), body) if isinstance(body, bytes) else None
+    return guard_key(method, text, body) if isinstance(body, bytes) else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..retry import RetryPolicy, TerminalGuard
-from ._core import Attempts, fault_of_response, fill, guard_key, message, replay_allowed, sleep_async, transport_fault
+from ._core import Attempts, fault_of_response, fill, guard_key, is_error_status, message, replay_allowed, sleep_async, transport_fault
 
 __all__ = ["AsyncTransportMixin", "TransportMixin", "init_error"]
 
@@ -113,7 +113,7 @@ class TransportMixin(_Common):
                     raise
                 attempts.clock.sleep(sleep)
                 continue
-            if response.status_code < 400:
+            if not is_error_status(response.status_code):
                 return response
             response.read()  # the body says what to do; the caller still gets it
             fault = fault_of_response(response)
@@ -152,7 +152,7 @@ class AsyncTransportMixin(_Common):
                     raise
                 await sleep_async(attempts.clock, sleep)
                 continue
-            if response.status_code < 400:
+            if not is_error_status(response.status_code):
                 return response
             await response.aread()
             fault = fault_of_response(response)

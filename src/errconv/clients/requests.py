@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in the t
     raise ImportError("errconv.clients.requests needs requests: pip install 'errconv[requests]'") from exc
 
 from ..retry import RetryPolicy, TerminalGuard
-from ._core import Attempts, StoppedError, WaitTooLong, fault_of_response, fill, guard_key, message, replay_allowed, transport_fault
+from ._core import Attempts, StoppedError, WaitTooLong, fault_of_response, fill, guard_key, is_error_status, message, replay_allowed, transport_fault
 
 __all__ = ["Adapter", "FaultHTTPError", "WaitTooLongError"]
 
@@ -131,7 +131,7 @@ class Adapter(requests.adapters.HTTPAdapter):
                     raise
                 attempts.clock.sleep(sleep)
                 continue
-            if response.status_code < 400:
+            if not is_error_status(response.status_code):
                 return response
             response.content  # noqa: B018 - read now: the body says what to do, and the caller still gets it
             fault = fault_of_response(response)

@@ -70,9 +70,12 @@ class Vault(Dialect):
         if messages:
             fields["detail"] = "; ".join(messages)
         known = MESSAGES.get(messages[0]) if len(messages) == 1 else None
-        reading.keep_extensions(fields, {name: item for name, item in value.items() if name != "errors"})
+        extensions = {name: item for name, item in value.items() if name != "errors"}
         if len(messages) != len(errors):  # items that are no message: kept as they came
-            fields["extensions"] = {**fields.get("extensions", {}), "errors": errors}
+            extensions["errors"] = errors
+        # Through the tail every decoder shares, so the kept items are held to
+        # Limits.max_depth as any extension is (the writers' readers refuse deeper).
+        reading.keep_extensions(fields, extensions)
         if reading.seen is not None:
             reading.saw("body", "", "vault")
             if messages:

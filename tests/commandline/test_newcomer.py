@@ -128,7 +128,9 @@ def test_the_python_api_trusts_a_named_dialect() -> None:
     assert errconv.detect(body) == "google"
     fault = errconv.decode(body, "stripe")  # read as named, documented in decode's docstring
     assert fault.origin is not None and fault.origin.dialect == "stripe"
-    assert "trusted, not checked" in (errconv.decode.__doc__ or "")
+    # (a compiled build keeps no docstrings: the source says it)
+    source = (GOLDEN.parent / "src" / "errconv" / "_pipeline" / "api.py").read_text()
+    assert "trusted, not checked" in source[source.index("def decode(") :]
 
 
 # --------------------------------------------------------------------------- item 3: one exception for a bad dialect name

@@ -153,7 +153,7 @@ _BYTE_READERS: dict[int, tuple[tuple[Dialect, ...], tuple[Dialect, ...]]] = {}
 
 def decode(
     data: Any,
-    dialect: str | None = None,
+    dialect: Any = None,  # a name or None; Any, so that a compiled build checks it in get(), not at the call
     *,
     status: int | None = None,
     limits: Limits = DEFAULT_LIMITS,

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._pipeline.api import decode
 from ._batch import Core, Reader
-from ._model.errors import ErrconvError, LossError
+from ._model.errors import DecodeError, ErrconvError, LossError
 from ._model.fault import Fault
 from ._model.limits import DEFAULT_LIMITS, Limits
 
@@ -62,6 +62,7 @@ class Row(NamedTuple):
 
 COLUMNS: tuple[str, ...] = Row._fields
 
+
 def _reader(source: str | None, limits: Limits, now: float | Callable[[], float] | None) -> Reader:
     def read(data: bytes, status: int | None, where: str) -> tuple[Fault, str]:
         fault = decode(data, source, status=status, limits=limits, now=now)
@@ -75,7 +76,10 @@ def _as_bytes(item: Any) -> bytes:
     if type(item) is bytes:
         return item
     if isinstance(item, str):
-        return item.encode("utf-8", "surrogateescape")
+        try:
+            return item.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # as decode() says of the same text
+            raise DecodeError("the input text holds a lone surrogate; give bytes or valid Unicode text") from None
     if isinstance(item, (bytearray, memoryview)):
         return bytes(item)
     raise ErrconvError(f"a batch input is bytes or text, not {type(item).__name__}")
@@ -100,7 +104,8 @@ def rows(
     `status` is one HTTP status for every bare body, or an iterable of them (None where
     unknown) aligned with `inputs`. With `strict=True` an input whose conversion would
     lose fields is an error row, as `convert(..., strict=True)` raises LossError. A None
-    input is an error row. A bad dialect name raises before the first row.
+    input is an error row, and so is every input when `to` is a dialect errconv reads but
+    does not write (as `convert` raises for each); a name that is no dialect raises.
     """
     core = Core(_reader(source, limits, now), to, limits)
     one = core.one

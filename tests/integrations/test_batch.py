@@ -142,8 +142,11 @@ def test_strict_rows_are_errors_where_convert_refuses() -> None:
 
 
 def test_bad_items_are_error_rows_and_bad_names_raise() -> None:
-    got = list(batch.rows([None, 7, "x", bytearray(b'{"type":"about:blank","status":404}')]))  # type: ignore[list-item]
-    assert [r.error is not None for r in got] == [True, True, True, False]
+    got = list(batch.rows([None, 7, "x", bytearray(b'{"type":"about:blank","status":404}'), "\ud800"]))  # type: ignore[list-item]
+    assert [r.error is not None for r in got] == [True, True, True, False, True]
+    with pytest.raises(errconv.DecodeError) as lone:
+        errconv.decode("\ud800")
+    assert got[4].error == str(lone.value)  # a lone surrogate: the row says what decode says
     assert got[1].error == "a batch input is bytes or text, not int"
     assert got[3].status == 404
     with pytest.raises(errconv.UnknownDialectError):

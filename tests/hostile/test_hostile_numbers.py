@@ -37,24 +37,26 @@ TRIES = 5
 
 
 def _best(call: Callable[[], Any], tries: int = 3) -> float:
+    # Process CPU time, not the wall clock: CI runs two suites side by side on two cores,
+    # and another process's turn on the CPU is not this decode's cost.
     best = float("inf")
     for _ in range(tries):
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             call()
         except (errconv.DecodeError, ValueError, RecursionError):
             pass
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
-def _ratio(body: bytes, dialect: str | None) -> float:
+def _ratio(body: bytes, dialect: str | None, bound: float = RATIO) -> float:
     """The best ratio of a few tries: decode's time over json.loads's (at least 1 ms of it)."""
     ratio = float("inf")
     for _ in range(TRIES):
         base = max(_best(lambda: json.loads(body)), 1e-3)
         ratio = min(ratio, _best(lambda: errconv.decode(body, dialect)) / base)
-        if ratio <= RATIO:
+        if ratio <= bound:
             break
     return ratio
 
@@ -159,7 +161,7 @@ def megabyte_bodies() -> dict[str, tuple[str, bytes]]:
 def test_the_worst_bodies_cost_a_few_json_parses(label: str, megabyte_bodies: dict[str, tuple[str, bytes]]) -> None:
     dialect, body = megabyte_bodies[label]
     assert len(body) > 900_000
-    ratio = max(_ratio(body, dialect), _ratio(body, None))
+    ratio = max(_ratio(body, dialect, WORST_RATIO), _ratio(body, None, WORST_RATIO))
     print(f"{label}: {ratio:.1f}")
     assert ratio <= WORST_RATIO, f"{label}: decoding cost {ratio:.1f} times json.loads"
 

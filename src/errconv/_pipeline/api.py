@@ -181,6 +181,8 @@ def decode(
     >>> decode(b"upstream overloaded", status=503).next_step
     <NextStep.WAIT: 'wait'>
     """
+    if dialect is not None and type(dialect) is not str:
+        raise UnknownDialectError(f"a dialect is named by a string, not {shorten(dialect, 40)}; errconv.dialect_names() lists them")
     try:
         if type(data) is bytes and dialect is not None and status is None:
             # The usual call, bytes in a named dialect: straight there.
@@ -189,7 +191,7 @@ def decode(
                 # The commonest of all, a JSON object in a named JSON dialect: the state of
                 # the decode made here (as _reading makes it), the body straight to the codec.
                 reading = Reading(limits, len(data))
-                if data.count(b"{") + data.count(b"[") < limits.max_depth:
+                if shallow(data, limits.max_depth):
                     reading.deep = False
                 reading.dialect = codec.name
                 return decode_json(codec, reading, raw=data)

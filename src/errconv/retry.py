@@ -288,13 +288,16 @@ class TerminalGuard:
         self._entries: collections.OrderedDict[Hashable, tuple[Fault, float]] = collections.OrderedDict()
         self._lock = threading.Lock()
 
-    def record(self, key: Hashable, fault: Fault) -> bool:
-        """Remember `key` if `fault` says give_up; returns whether it was remembered.
+    def remembers(self, fault: Fault) -> bool:
+        """Whether `record` keeps a call that ended in `fault`: a give_up. Other faults
+        are not remembered: a wait may clear, and a fix_request is followed by a
+        different request, which has a different key. (A subclass widens this, not
+        `record`: the bounded, thread-safe store stays one.)"""
+        return fault.next_step == NextStep.GIVE_UP
 
-        Other faults are not remembered: a wait may clear, and a fix_request is
-        followed by a different request, which has a different key.
-        """
-        if fault.next_step != NextStep.GIVE_UP:
+    def record(self, key: Hashable, fault: Fault) -> bool:
+        """Remember `key` if `remembers(fault)` (a give_up); returns whether it was remembered."""
+        if not self.remembers(fault):
             return False
         with self._lock:
             self._entries[key] = (fault, self.clock.now())

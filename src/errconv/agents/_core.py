@@ -242,16 +242,9 @@ class ToolGuard(TerminalGuard):
     >>> clock.advance(20); guard.check(("search", "{}"))
     """
 
-    def record(self, key: Hashable, fault: Fault) -> bool:
-        """Remember `key` if `fault` says give_up, or wait with a delay; returns whether it was remembered."""
-        if fault.next_step == NextStep.WAIT and fault.retry_after_seconds:
-            with self._lock:
-                self._entries[key] = (fault, self.clock.now())
-                self._entries.move_to_end(key)
-                while len(self._entries) > self.max_entries:
-                    self._entries.popitem(last=False)
-            return True
-        return super().record(key, fault)
+    def remembers(self, fault: Fault) -> bool:
+        """A give_up, and a wait that states its delay."""
+        return (fault.next_step == NextStep.WAIT and bool(fault.retry_after_seconds)) or super().remembers(fault)
 
     def check(self, key: Hashable) -> None:
         """Raise `WaitRefused` while a recorded wait lasts, `GuardRefused` for a give_up."""

@@ -25,6 +25,7 @@ from ..retry import Clock, RetryPolicy, SystemClock, TerminalGuard
 __all__ = [
     "Attempts",
     "StoppedError",
+    "configure",
     "WaitTooLong",
     "fault_of_exception",
     "fault_of_response",
@@ -176,6 +177,21 @@ def transport_fault(connect: bool, timeout: bool) -> Fault:
 
 
 # --------------------------------------------------------------------------- requests
+
+
+def configure(
+    target: Any, retry: RetryPolicy | None, guard: TerminalGuard | None, retry_non_idempotent: bool, raise_for_status: bool
+) -> None:
+    """Check and set the options every transport and adapter takes (`retry`, `guard`,
+    `retry_non_idempotent`, `raise_for_status`) on `target`."""
+    if retry is not None and not isinstance(retry, RetryPolicy):
+        raise TypeError(f"retry must be an errconv.retry.RetryPolicy, got {type(retry).__name__}")
+    if guard is not None and not isinstance(guard, TerminalGuard):
+        raise TypeError(f"guard must be an errconv.retry.TerminalGuard, got {type(guard).__name__}")
+    target.retry = retry if retry is not None else RetryPolicy()
+    target.guard = guard
+    target.retry_non_idempotent = retry_non_idempotent
+    target.raise_for_status = raise_for_status
 
 
 def has_idempotency_key(headers: Mapping[str, str] | Any) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..retry import RetryPolicy, TerminalGuard
-from ._core import Attempts, fault_of_response, fill, guard_key, is_error_status, message, replay_allowed, sleep_async, transport_fault
+from ._core import Attempts, configure, fault_of_response, fill, guard_key, is_error_status, message, replay_allowed, sleep_async, transport_fault
 
 __all__ = ["AsyncTransportMixin", "TransportMixin", "init_error"]
 
@@ -40,14 +40,7 @@ class _Common:
         retry_non_idempotent: bool,
         raise_for_status: bool,
     ) -> None:
-        if retry is not None and not isinstance(retry, RetryPolicy):
-            raise TypeError(f"retry must be an errconv.retry.RetryPolicy, got {type(retry).__name__}")
-        if guard is not None and not isinstance(guard, TerminalGuard):
-            raise TypeError(f"guard must be an errconv.retry.TerminalGuard, got {type(guard).__name__}")
-        self.retry = retry if retry is not None else RetryPolicy()
-        self.guard = guard
-        self.retry_non_idempotent = retry_non_idempotent
-        self.raise_for_status = raise_for_status
+        configure(self, retry, guard, retry_non_idempotent, raise_for_status)
 
     def _plan(self, request: Any) -> tuple[Attempts, bool]:
         """The request's Attempts, and whether it may be sent again."""

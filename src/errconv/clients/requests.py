@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in the t
     raise ImportError("errconv.clients.requests needs requests: pip install 'errconv[requests]'") from exc
 
 from ..retry import RetryPolicy, TerminalGuard
-from ._core import Attempts, StoppedError, WaitTooLong, fault_of_response, fill, guard_key, is_error_status, message, replay_allowed, transport_fault
+from ._core import Attempts, StoppedError, configure, WaitTooLong, fault_of_response, fill, guard_key, is_error_status, message, replay_allowed, transport_fault
 
 __all__ = ["Adapter", "FaultHTTPError", "WaitTooLongError"]
 
@@ -79,6 +79,11 @@ class Adapter(requests.adapters.HTTPAdapter):
         **kwargs: `HTTPAdapter`'s pool settings (`max_retries` must stay 0).
     """
 
+    retry: RetryPolicy  # set by configure(), with the three below
+    guard: TerminalGuard | None
+    retry_non_idempotent: bool
+    raise_for_status: bool
+
     def __init__(
         self,
         *,
@@ -91,14 +96,7 @@ class Adapter(requests.adapters.HTTPAdapter):
         if kwargs.get("max_retries", 0) not in (0, None):
             raise ValueError("errconv's Adapter is the retry loop: leave max_retries at 0 (urllib3 would retry underneath it)")
         kwargs["max_retries"] = 0
-        if retry is not None and not isinstance(retry, RetryPolicy):
-            raise TypeError(f"retry must be an errconv.retry.RetryPolicy, got {type(retry).__name__}")
-        if guard is not None and not isinstance(guard, TerminalGuard):
-            raise TypeError(f"guard must be an errconv.retry.TerminalGuard, got {type(guard).__name__}")
-        self.retry = retry if retry is not None else RetryPolicy()
-        self.guard = guard
-        self.retry_non_idempotent = retry_non_idempotent
-        self.raise_for_status = raise_for_status
+        configure(self, retry, guard, retry_non_idempotent, raise_for_status)
         super().__init__(**kwargs)
 
     def __repr__(self) -> str:

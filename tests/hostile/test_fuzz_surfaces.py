@@ -877,6 +877,10 @@ CATALOG_VALUES: tuple[Any, ...] = (
     fuzz_inputs.Raw(b"1979-05-27T07:32:00Z"), fuzz_inputs.Raw(b"07:32:00"), fuzz_inputs.Raw(b"1979-05-27"),
     fuzz_inputs.Raw(b"0x7fffffffffffffff"), fuzz_inputs.Raw(b"1e400"), fuzz_inputs.Raw(b"[" * 5000 + b"]" * 5000),
     fuzz_inputs.Raw(b"{a = " * 3000 + b"1" + b"}" * 3000), fuzz_inputs.Raw(b"9" * 5000),
+    # Untrusted catalogs (issue 27): paths that climb out, markup, identifiers of other grammars.
+    "https://api.example.com/../../../../tmp/x/", "https://api.example.com/%2e%2e/x/", "https://x.example/<script>/",
+    "<script>alert(1)</script>", "[x](javascript:alert(1))", 'com;option/**/java_outer_classname="pwned";', "rate_lımited",
+    "Rate_Limited", "--output=FILE",
 )  # fmt: skip
 CATALOG_KEYS = ("status", "grpc_code", "next_step", "title", "description", "params", "retry_after_seconds",
                 "max_retry_after_seconds", "alternatives", "unblock_with", "blocked_by", "domain", "docs_url",
@@ -933,12 +937,41 @@ def check_catalog_load(text: str | bytes) -> errconv.Catalog | None:
     try:
         catalog = errconv.Catalog.loads(text)
     except errconv.ErrconvError as exc:
-        assert str(exc) and "\n" not in str(exc).strip(), str(exc)[:300]
+        # One line per problem: a header line and one per problem when there are several.
+        problems = getattr(exc, "problems", (exc,))
+        lines = str(exc).strip().splitlines()
+        assert lines and all(line.strip() for line in lines), str(exc)[:300]
+        assert len(lines) == (1 if len(problems) == 1 else 1 + len(problems)), str(exc)[:300]
         return None
     assert isinstance(catalog, errconv.Catalog)
     for entry in catalog:
         assert 400 <= entry.status <= 599
+    if len(catalog) <= 16:  # the sample's 13 and its mutations; not the 500-code ones
+        check_catalog_build(catalog)
     return catalog
+
+
+def check_catalog_build(catalog: errconv.Catalog) -> None:
+    """A catalog that loads builds (or gives a CatalogError), and what it writes stays
+    under the output directory, with no raw HTML on its Markdown pages."""
+    import tempfile
+
+    from errconv._catalog._build import build, write
+
+    try:
+        files = build(catalog)
+    except errconv.ErrconvError:
+        return
+    with tempfile.TemporaryDirectory() as top:
+        out = os.path.join(top, "out")
+        write(files, out)
+        for here, _, names in os.walk(top):
+            for name in names:
+                assert os.path.realpath(os.path.join(here, name)).startswith(os.path.realpath(out) + os.sep)
+    for rel, data in files.items():
+        if rel.endswith(".md"):
+            prose = re.sub(r"`[^`\n]+`", "", re.sub(r"```.*?```", "", data.decode(), flags=re.S))
+            assert "<" not in prose, (rel, prose[:300])
 
 
 @settings(SURFACE, max_examples=max(EXAMPLES, 120))

@@ -58,10 +58,11 @@ def test_the_issues_form_loads() -> None:
 ONE = '\n[errors.{code}]\n'
 BROKEN: dict[str, str] = {
     "toml": HEAD + "[errors.x\n",
-    "unknown-key": HEAD + '[errors.slow]\nstatus = 503\nnext_step = "wait"\nretry_after = 5\ntitle = "Slow"\n',
+    "unknown-key": HEAD + '[errors.slow]\nstatus = 503\nnext_step = "wait"\nretry_after_seconds = 5\nretry_afer = 5\ntitle = "Slow"\n',
     "domain": 'domain = "api example"\ntype_base = "https://api.example.com/problems/"\n[errors.gone]\nstatus = 410\nnext_step = "give_up"\ntitle = "Gone"\n',
     "type-base": 'domain = "api.example.com"\ntype_base = "/problems"\n[errors.gone]\nstatus = 410\nnext_step = "give_up"\ntitle = "Gone"\n',
-    "aip193-reason": HEAD + '[errors.rate-limited]\nstatus = 429\nnext_step = "wait"\nretry_after_seconds = 1\ntitle = "Slow down"\n',
+    "aip193-reason": HEAD + '[errors.slow_]\nstatus = 429\nnext_step = "wait"\nretry_after_seconds = 1\ntitle = "Slow down"\n',
+    "code": HEAD + '[errors.rate-limited]\nstatus = 429\nnext_step = "wait"\nretry_after_seconds = 1\ntitle = "Slow down"\n',
     "status": HEAD + '[errors.ok_really]\nstatus = 200\nnext_step = "give_up"\ntitle = "Fine"\n',
     "grpc-code": HEAD + '[errors.busy]\nstatus = 429\ngrpc_code = "UNAVAILABLE"\nnext_step = "wait"\nretry_after_seconds = 1\ntitle = "Busy"\n',
     "next-step-unstated": HEAD + '[errors.busy]\nstatus = 503\ntitle = "Busy"\n',
@@ -70,6 +71,7 @@ BROKEN: dict[str, str] = {
     "fix-without-param": HEAD + '[errors.bad_request]\nstatus = 400\nnext_step = "fix_request"\ntitle = "Bad request"\n',
     "params": HEAD + '[errors.bad_request]\nstatus = 400\nnext_step = "fix_request"\nparams = ["a", "a"]\ntitle = "Bad request"\n',
     "delay-not-whole-seconds": HEAD + '[errors.busy]\nstatus = 503\nnext_step = "wait"\nretry_after_seconds = 2.5\ntitle = "Busy"\n',
+    "wait-without-delay": HEAD + '[errors.busy]\nstatus = 503\nnext_step = "wait"\ntitle = "Busy"\n',
     "delay-without-wait": HEAD + '[errors.gone]\nstatus = 410\nnext_step = "give_up"\nretry_after_seconds = 30\ntitle = "Gone"\n',
     "wait-on-bug": HEAD + '[errors.oops]\nstatus = 500\nnext_step = "wait"\nretry_after_seconds = 5\ntitle = "Oops"\n',
     "every-5xx-wait": HEAD

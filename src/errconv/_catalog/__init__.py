@@ -38,6 +38,7 @@ import logging
 import math
 import re
 import tomllib
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -69,6 +70,14 @@ _NOT_TRANSIENT = frozenset({Code.INTERNAL, Code.UNKNOWN, Code.DATA_LOSS, Code.UN
 _METADATA_KEY = re.compile(r"[a-z][a-zA-Z0-9\-_]+")  # AIP-193, as lint checks it
 _URL = re.compile(r"https?://[^\s/?#]+[^\s]*")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]*")  # a tool name, a condition
+# A code names a directory, an OpenAPI component and (upper-cased) a proto enum value, so
+# it is held to the narrowest of those grammars, in ASCII: `rate_lımited` (a dotless i)
+# upper-cases to RATE_LIMITED and would collide with `rate_limited`.
+_CODE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+# A domain lands in ErrorInfo.domain, in the proto package (reversed: com.example.api)
+# and in the pages: DNS-like labels, so nothing else can ride in with it (`com;option ...`).
+_DOMAIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9_-]{0,62}))*")
+_URL_UNSAFE = frozenset('<>"\'`\\{}|^')  # never in a URI (RFC 3986), and unsafe in a page
 # A message that tells the caller to come back (lint's rule retry-promised-in-prose).
 _PROMISE = re.compile(
     r"\b(?:try(?:ing)?\s+again|re-?try(?:ing)?|check\s+back|come\s+back)\b(?:\W+\w+){0,3}?\W+"
@@ -93,9 +102,10 @@ _EXAMPLE_KEYS = frozenset(
 RULES: dict[str, str] = {
     "toml": "the file is TOML with a top-level `domain`, `type_base` and an [errors.<code>] table per code",
     "unknown-key": "a key the catalog does not know (a typo would silently change nothing)",
-    "domain": "a domain (ErrorInfo.domain): a non-empty name without spaces",
-    "type-base": "type_base: an absolute http(s) URI ending in /, under which each code's type and page live",
+    "domain": "a domain (ErrorInfo.domain): a DNS-like name (labels of letters, digits, - and _, joined by dots)",
+    "type-base": "type_base: an absolute http(s) URI ending in /, under which each code's type and page live (its path has no . or .. segment)",
     "aip193-reason": "a code that makes an AIP-193 ErrorInfo reason once upper-cased ([A-Z][A-Z0-9_]+[A-Z0-9], at most 63)",
+    "code": "a code is an ASCII identifier ([A-Za-z][A-Za-z0-9_]*), unique after case folding (it names files, schemas and enum values)",
     "status": "an error status: a whole number from 400 to 599",
     "grpc-code": "a google.rpc.Code name or number, not OK, of the same class (4xx or 5xx) as the status",
     "next-step-unstated": "every code states its next_step: the policy lives where the failure is described",
@@ -105,6 +115,7 @@ RULES: dict[str, str] = {
     "params": "params: a list of distinct, non-empty parameter names",
     "delay-not-whole-seconds": "a delay that is a whole, non-negative number of seconds",
     "delay-without-wait": "a default or maximum delay on a code that is no wait",
+    "wait-without-delay": "a wait states a delay the documents can show: retry_after_seconds, max_retry_after_seconds or example.retry_after_seconds",
     "wait-on-bug": "a wait on INTERNAL, UNKNOWN or DATA_LOSS (AIP-194: a bug does not clear with time)",
     "every-5xx-wait": "every 5xx code is a wait, a 500 or 501 among them (AIP-194: INTERNAL and UNKNOWN give up)",
     "retry-promised-in-prose": "a title or description that promises a retry on a code that is no wait",
@@ -117,14 +128,35 @@ RULES: dict[str, str] = {
 
 
 class CatalogError(ContractError):
-    """A catalog that breaks a rule: `.entry` (the code, or None for the file), `.rule`."""
+    """A catalog that breaks a rule: `.entry` (the code, or None for the file), `.rule`.
+
+    `Catalog.load` checks the whole file before it answers, so one error reports every
+    problem found: `.problems` holds one CatalogError per problem (this one first; just
+    itself when there is one), and the message lists them all, one per line."""
 
     def __init__(self, source: str, entry: str | None, rule: str, message: str) -> None:
         self.source = source
         self.entry = entry
         self.rule = rule
-        where = f" [errors.{entry}]:" if entry is not None else ""
-        super().__init__(f"{source}:{where} {rule}: {message}")
+        self.message = message
+        self.problems: tuple[CatalogError, ...] = (self,)
+        super().__init__(f"{source}:{self._where()} {rule}: {message}")
+
+    def _where(self) -> str:
+        return f" [errors.{self.entry}]:" if self.entry is not None else ""
+
+    @classmethod
+    def of(cls, problems: list[CatalogError]) -> CatalogError:
+        """One error reporting every problem in `problems` (at least one)."""
+        first = problems[0]
+        if len(problems) == 1:
+            return first
+        error = cls(first.source, first.entry, first.rule, first.message)
+        error.problems = tuple(problems)
+        lines = [f"{first.source}: {len(problems)} problems"]
+        lines += [f"  {p._where().strip() + ' ' if p.entry is not None else ''}{p.rule}: {p.message}" for p in problems]
+        error.args = ("\n".join(lines),)
+        return error
 
 
 @dataclass(frozen=True)
@@ -537,131 +569,195 @@ def _allowed(name: str, params: tuple[str, ...]) -> bool:
 # --------------------------------------------------------------------------- the loader
 
 
+class _Stop(Exception):
+    """An entry (or the file) cannot be checked further; its problem is recorded."""
+
+
 class _Loader:
+    """Checks a parsed catalog and reports every problem at once (one CatalogError
+    holding them all): a problem is recorded with `note` and checking goes on; `fail`
+    records one after which the rest of that entry cannot be checked (a status that
+    is no number leaves nothing to compare the gRPC code with)."""
+
     def __init__(self, source: str) -> None:
         self.source = source
+        self.problems: list[CatalogError] = []
+
+    def note(self, entry: str | None, rule: str, message: str) -> None:
+        self.problems.append(CatalogError(self.source, entry, rule, message))
 
     def fail(self, entry: str | None, rule: str, message: str) -> NoReturn:
-        raise CatalogError(self.source, entry, rule, message)
+        self.note(entry, rule, message)
+        raise _Stop
+
+    def done(self) -> None:
+        if self.problems:
+            raise CatalogError.of(self.problems)
 
     def catalog(self, doc: dict[str, Any]) -> Catalog:
+        try:
+            return self._catalog(doc)
+        except _Stop:
+            pass
+        self.done()
+        raise AssertionError("unreachable: a stop always records a problem")  # pragma: no cover
+
+    def _catalog(self, doc: dict[str, Any]) -> Catalog:
         for key in doc:
             if key not in _TOP_KEYS:
-                self.fail(None, "unknown-key", f"unknown top-level key {shorten(key)}; known: {', '.join(sorted(_TOP_KEYS))}")
-        domain = doc.get("domain")
-        if not isinstance(domain, str) or not domain or any(c.isspace() for c in domain):
-            self.fail(None, "domain", f"a top-level domain (ErrorInfo.domain) is required, got {shorten(domain)}")
-        type_base = doc.get("type_base")
-        if not isinstance(type_base, str) or not _URL.fullmatch(type_base) or not type_base.endswith("/"):
-            self.fail(None, "type-base", f"type_base must be an absolute http(s) URI ending in /, got {shorten(type_base)}")
+                self.note(None, "unknown-key", f"unknown top-level key {shorten(key)}; known: {', '.join(sorted(_TOP_KEYS))}")
+        domain: Any = doc.get("domain")
+        if not _is_domain(domain):
+            self.note(None, "domain", f"a top-level domain (ErrorInfo.domain) is required: {RULES['domain'].split(': ', 1)[1]}, got {shorten(domain)}")
+            domain = "invalid"
+        type_base: Any = doc.get("type_base")
+        problem = _type_base_problem(type_base)
+        if problem:
+            self.note(None, "type-base", f"{problem}, got {shorten(type_base)}")
+            type_base = "https://invalid.invalid/"
+        for text_key in ("title", "description"):
+            if text_key in doc and not isinstance(doc[text_key], str):
+                self.note(None, "toml", f"{text_key} is a string")
         errors = doc.get("errors")
         if not isinstance(errors, dict) or not errors:
             self.fail(None, "toml", "no [errors.<code>] tables: a catalog names at least one code")
         entries: dict[str, Entry] = {}
+        folded: dict[str, str] = {}
         for code, table in errors.items():
-            entries[code] = self.entry(code, table, domain, type_base)
+            if code.casefold() in folded:
+                self.note(code, "code", f"{code!r} and {folded[code.casefold()]!r} are one code once case is folded")
+                continue
+            folded[code.casefold()] = code
+            try:
+                entries[code] = self.entry(code, table, domain, type_base)
+            except _Stop:
+                continue
         self.catalog_rules(entries)
         internal = _internal_default(domain, type_base)
         if "internal" in doc:
             name = doc["internal"]
             chosen = entries.get(name) if isinstance(name, str) else None
             if chosen is None:
-                self.fail(None, "internal", f"internal names {shorten(name)}, which is no entry")
-            if chosen.next_step != NextStep.GIVE_UP or chosen.status < 500:
-                self.fail(chosen.code, "internal", "the internal error is a give_up with a 5xx status (AIP-194: a bug does not clear)")
-            internal = chosen
-        for text_key in ("title", "description"):
-            if text_key in doc and not isinstance(doc[text_key], str):
-                self.fail(None, "toml", f"{text_key} is a string")
+                if not (isinstance(name, str) and name in errors):  # else its own problem is reported
+                    self.note(None, "internal", f"internal names {shorten(name)}, which is no entry")
+            elif chosen.next_step != NextStep.GIVE_UP or chosen.status < 500:
+                self.note(chosen.code, "internal", "the internal error is a give_up with a 5xx status (AIP-194: a bug does not clear)")
+            else:
+                internal = chosen
+        # The examples of the entries that passed are checked too, so that one answer
+        # reports every problem of the file.
         catalog = Catalog(
             domain=domain, type_base=type_base, entries=entries, internal=internal, source=self.source,
             title=doc.get("title"), description=doc.get("description"),
         )  # fmt: skip
         for entry in entries.values():
             self.example(catalog, entry)
+        self.done()
         return catalog
 
     def entry(self, code: str, table: Any, domain: str, type_base: str) -> Entry:
+        before = len(self.problems)
         if not isinstance(table, dict):
             self.fail(code, "toml", "each code is a table: [errors.<code>]")
         for key in table:
             if key not in _ENTRY_KEYS:
-                self.fail(code, "unknown-key", f"unknown key {shorten(key)}; known: {', '.join(sorted(_ENTRY_KEYS))}")
+                self.note(code, "unknown-key", f"unknown key {shorten(key)}; known: {', '.join(sorted(_ENTRY_KEYS))}")
         reason = code.upper()
-        if not REASON_RE.fullmatch(reason) or len(reason) > REASON_MAX or not reason.isascii():
-            self.fail(code, "aip193-reason", f"{reason!r} is no AIP-193 reason: letters, digits and _, from a letter, 3 to 63 characters")
+        if not code.isascii() or not _CODE.fullmatch(code):
+            self.note(code, "code", f"{code!r} is no ASCII identifier: letters, digits and _, from a letter")
+        elif not REASON_RE.fullmatch(reason) or len(reason) > REASON_MAX:
+            self.note(code, "aip193-reason", f"{reason!r} is no AIP-193 reason: letters, digits and _, from a letter, 3 to 63 characters")
         status = table.get("status")
         if isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599:
-            self.fail(code, "status", f"status must be a whole number from 400 to 599, got {shorten(status)}")
-        grpc_code, stated = self.grpc_code(code, table, status)
+            self.note(code, "status", f"status must be a whole number from 400 to 599, got {shorten(status)}")
+            status = None
+        grpc_code, stated = self.grpc_code(code, table, status) if status is not None else (int(Code.UNKNOWN), False)
+        step: NextStep | None = None
         if "next_step" not in table:
-            self.fail(code, "next-step-unstated", "no next_step: state fix_request, wait or give_up")
-        step_text = table["next_step"]
-        if step_text not in _STEPS:
-            self.fail(code, "next-step", f"next_step must be one of {', '.join(_STEPS)}, got {shorten(step_text)}")
-        step = NextStep(step_text)
+            self.note(code, "next-step-unstated", "no next_step: state fix_request, wait or give_up")
+        elif table["next_step"] not in _STEPS:
+            self.note(code, "next-step", f"next_step must be one of {', '.join(_STEPS)}, got {shorten(table['next_step'])}")
+        else:
+            step = NextStep(table["next_step"])
         title = table.get("title")
         if not isinstance(title, str) or not title.strip():
-            self.fail(code, "title", f"a title is required, got {shorten(title)}")
+            self.note(code, "title", f"a title is required, got {shorten(title)}")
+            title = ""
         description = table.get("description")
         if description is not None and not isinstance(description, str):
-            self.fail(code, "toml", "description is a string")
+            self.note(code, "toml", "description is a string")
+            description = None
         params = table.get("params", [])
         if not isinstance(params, list) or not all(isinstance(p, str) and p.strip() for p in params) or len(set(params)) != len(params):
-            self.fail(code, "params", f"params must be a list of distinct, non-empty names, got {shorten(params)}")
-        if step == NextStep.FIX_REQUEST and not params:
-            self.fail(code, "fix-without-param", "a fix_request must name the parameters it may blame: give params")
+            self.note(code, "params", f"params must be a list of distinct, non-empty names, got {shorten(params)}")
+            params = []
+        elif step == NextStep.FIX_REQUEST and not params:
+            self.note(code, "fix-without-param", "a fix_request must name the parameters it may blame: give params")
         delays = {}
         for key in ("retry_after_seconds", "max_retry_after_seconds"):
             if key in table:
                 value = table[key]
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 or not float(value).is_integer():
-                    self.fail(code, "delay-not-whole-seconds", f"{key} must be a whole, non-negative number of seconds, got {shorten(value)}")
-                if step != NextStep.WAIT:
-                    self.fail(code, "delay-without-wait", f"{key} goes only with next_step wait, not {step.value}")
+                    self.note(code, "delay-not-whole-seconds", f"{key} must be a whole, non-negative number of seconds, got {shorten(value)}")
+                    continue
+                if step is not None and step != NextStep.WAIT:
+                    self.note(code, "delay-without-wait", f"{key} goes only with next_step wait, not {step.value}")
                 delays[key] = int(value)
         default, limit = delays.get("retry_after_seconds"), delays.get("max_retry_after_seconds")
         if default is not None and limit is not None and default > limit:
-            self.fail(code, "delay-not-whole-seconds", f"the default delay {default} s is past max_retry_after_seconds {limit}")
-        if step == NextStep.WAIT and grpc_code in _BUG_CODES:
-            self.fail(code, "wait-on-bug", f"a wait on {Code(grpc_code).name}: a bug does not clear with time; give_up")
-        if step != NextStep.WAIT:
+            self.note(code, "delay-not-whole-seconds", f"the default delay {default} s is past max_retry_after_seconds {limit}")
+        example = table.get("example", {})
+        delay_keys = ("retry_after_seconds", "max_retry_after_seconds")
+        if step == NextStep.WAIT and not any(k in table for k in delay_keys) and isinstance(example, dict) and delay_keys[0] not in example:
+            # Its examples would need a delay from nowhere (an invented Retry-After: 1).
+            self.note(code, "wait-without-delay", "a wait states the delay its examples show: give retry_after_seconds (the default), "
+                      "max_retry_after_seconds, or example = { retry_after_seconds = N }")  # fmt: skip
+        if step == NextStep.WAIT and status is not None and grpc_code in _BUG_CODES:
+            self.note(code, "wait-on-bug", f"a wait on {Code(grpc_code).name}: a bug does not clear with time; give_up")
+        if step is not None and step != NextStep.WAIT:
             for text in (title, description or ""):
                 m = _PROMISE.search(text)
                 if m:
-                    self.fail(code, "retry-promised-in-prose", f"{shorten(m.group(0))} promises a retry, but {code} is {step.value}")
+                    self.note(code, "retry-promised-in-prose", f"{shorten(m.group(0))} promises a retry, but {code} is {step.value}")
         alternatives = table.get("alternatives", False)
         if not isinstance(alternatives, bool):
-            self.fail(code, "toml", f"alternatives is true or false, got {shorten(alternatives)}")
-        tools = {}
+            self.note(code, "toml", f"alternatives is true or false, got {shorten(alternatives)}")
+            alternatives = False
+        tools: dict[str, str | None] = {}
         for key in ("unblock_with", "blocked_by"):
             value = table.get(key)
             if value is not None and (not isinstance(value, str) or not _NAME.fullmatch(value)):
-                self.fail(code, "give-up-only", f"{key} is a name (letters, digits, _ . -), got {shorten(value)}")
+                self.note(code, "give-up-only", f"{key} is a name (letters, digits, _ . -), got {shorten(value)}")
+                value = None
             tools[key] = value
-        if step != NextStep.GIVE_UP and (alternatives or tools["unblock_with"] or tools["blocked_by"]):
-            self.fail(code, "give-up-only", f"alternatives, unblock_with and blocked_by belong to give_up codes, not {step.value}")
+        if step is not None and step != NextStep.GIVE_UP and (alternatives or tools["unblock_with"] or tools["blocked_by"]):
+            self.note(code, "give-up-only", f"alternatives, unblock_with and blocked_by belong to give_up codes, not {step.value}")
         own_domain = table.get("domain", domain)
-        if not isinstance(own_domain, str) or not own_domain or any(c.isspace() for c in own_domain):
-            self.fail(code, "domain", f"domain must be a name without spaces, got {shorten(own_domain)}")
+        if not _is_domain(own_domain):
+            self.note(code, "domain", f"domain must be {RULES['domain'].split(': ', 1)[1]}, got {shorten(own_domain)}")
         keys = table.get("metadata_keys", [])
         if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) or len(set(keys)) != len(keys):
-            self.fail(code, "aip193-metadata-key", f"metadata_keys must be a list of distinct names, got {shorten(keys)}")
+            self.note(code, "aip193-metadata-key", f"metadata_keys must be a list of distinct names, got {shorten(keys)}")
+            keys = []
         for key in keys:
             if not _METADATA_KEY.fullmatch(key) or len(key) > 64:
-                self.fail(code, "aip193-metadata-key", f"metadata key {shorten(key)} does not match [a-z][a-zA-Z0-9-_]+ (at most 64)")
-            if key in METADATA_RESERVED:
-                self.fail(code, "aip193-metadata-key", f"metadata key {key!r} is errconv's own (the field of that name)")
+                self.note(code, "aip193-metadata-key", f"metadata key {shorten(key)} does not match [a-z][a-zA-Z0-9-_]+ (at most 64)")
+            elif key in METADATA_RESERVED:
+                self.note(code, "aip193-metadata-key", f"metadata key {key!r} is errconv's own (the field of that name)")
         type_uri = type_base + code
         docs_url = table.get("docs_url", type_uri)
-        if not isinstance(docs_url, str) or not _URL.fullmatch(docs_url):
-            self.fail(code, "docs-url", f"docs_url must be an absolute http(s) URL, got {shorten(docs_url)}")
+        if not _is_url(docs_url):
+            self.note(code, "docs-url", f"docs_url must be an absolute http(s) URL, got {shorten(docs_url)}")
         example = table.get("example", {})
         if not isinstance(example, dict):
-            self.fail(code, "example", "example is a table of the values the documents show")
+            self.note(code, "example", "example is a table of the values the documents show")
+            example = {}
         for key in example:
             if key not in _EXAMPLE_KEYS:
-                self.fail(code, "unknown-key", f"unknown example key {shorten(key)}; known: {', '.join(sorted(_EXAMPLE_KEYS))}")
+                self.note(code, "unknown-key", f"unknown example key {shorten(key)}; known: {', '.join(sorted(_EXAMPLE_KEYS))}")
+        if len(self.problems) > before:
+            raise _Stop
+        assert status is not None and step is not None
         return Entry(
             code=code, status=status, grpc_code=grpc_code, grpc_code_stated=stated, next_step=step, title=title,
             domain=own_domain, type=type_uri, docs_url=docs_url, description=description, params=tuple(params),
@@ -679,9 +775,10 @@ class _Loader:
         elif isinstance(value, int) and not isinstance(value, bool) and value in set(Code):
             number = value
         if number is None or number == Code.OK:
-            self.fail(code, "grpc-code", f"grpc_code must name a google.rpc.Code other than OK, got {shorten(value)}")
+            self.note(code, "grpc-code", f"grpc_code must name a google.rpc.Code other than OK, got {shorten(value)}")
+            return int(code_for_http(status)), False
         if http_for_code(number) // 100 != status // 100:
-            self.fail(
+            self.note(
                 code, "grpc-code",
                 f"{Code(number).name} is a {http_for_code(number) // 100}xx code (HTTP {http_for_code(number)}), the status {status} is not",
             )  # fmt: skip
@@ -691,7 +788,7 @@ class _Loader:
         server = [e for e in entries.values() if e.status >= 500]
         suspect = any(e.status in (500, 501) or e.grpc_code in _NOT_TRANSIENT for e in server)
         if len(server) >= 2 and suspect and all(e.next_step == NextStep.WAIT for e in server):
-            self.fail(server[0].code, "every-5xx-wait", f"all {len(server)} 5xx codes are waits; give INTERNAL and UNKNOWN give_up")
+            self.note(server[0].code, "every-5xx-wait", f"all {len(server)} 5xx codes are waits; give INTERNAL and UNKNOWN give_up")
 
     def example(self, catalog: Catalog, entry: Entry) -> None:
         """The example must build a Fault within the entry (`errconv catalog build`
@@ -699,13 +796,34 @@ class _Loader:
         try:
             example_fault(catalog, entry)
         except ContractError as exc:
-            self.fail(entry.code, "example", str(exc))
+            self.note(entry.code, "example", str(exc))
+
+
+def _is_domain(value: Any) -> bool:
+    return isinstance(value, str) and value.isascii() and len(value) <= 253 and _DOMAIN.fullmatch(value) is not None
+
+
+def _is_url(value: Any) -> bool:
+    return isinstance(value, str) and value.isascii() and not (_URL_UNSAFE & set(value)) and _URL.fullmatch(value) is not None
+
+
+def _type_base_problem(value: Any) -> str | None:
+    """Why `value` is no type_base, or None. Its path becomes directories of the built
+    site, so besides being an http(s) URI ending in / it has no `.` or `..` segment,
+    plain or percent-encoded, and no backslash."""
+    if not _is_url(value) or not value.endswith("/"):
+        return "type_base must be an absolute http(s) URI ending in /"
+    path = urllib.parse.urlsplit(value).path
+    if "%" in path or any(seg in (".", "..") for seg in path.split("/")):
+        return "type_base's path may have no . or .. segment and no percent-encoding (it names the directories written)"
+    return None
 
 
 def example_fault(catalog: Catalog, entry: Entry) -> Fault:
     """The Fault the generated documents show for `entry`: its `example` values, and
     for what the example leaves out, the entry's own (the first param; the default
-    delay, else the maximum, else 1 s)."""
+    delay, else the maximum: the loader refuses a wait that states none of them, so
+    no delay is ever invented)."""
     ex = dict(entry.example)
     values: dict[str, Any] = {key: ex[key] for key in ("detail", "instance", "alternatives", "alternatives_truncated") if key in ex}
     if "metadata" in ex:
@@ -717,7 +835,7 @@ def example_fault(catalog: Catalog, entry: Entry) -> Fault:
     elif "param" in ex:
         values["param"] = ex["param"]
     if entry.next_step == NextStep.WAIT:
-        fallback = next((d for d in (entry.retry_after_seconds, entry.max_retry_after_seconds) if d is not None), 1)
+        fallback = next((d for d in (entry.retry_after_seconds, entry.max_retry_after_seconds) if d is not None), None)
         values["retry_after_seconds"] = ex.get("retry_after_seconds", fallback)
     elif "retry_after_seconds" in ex:
         values["retry_after_seconds"] = ex["retry_after_seconds"]

@@ -59,8 +59,11 @@ def load_ref(ref: str) -> Catalog:
     rev, sep, path = ref[4:].partition(":")
     if not sep or not rev or not path:
         raise ErrconvError(f"{ref}: a git reference is git:REV:path (git:HEAD~1:errors.toml)")
+    if rev.startswith("-") or path.startswith("-"):
+        # git would read it as an option (`--output=FILE` writes FILE).
+        raise ErrconvError(f"{ref}: a revision or path that begins with '-' is refused (git would read it as an option)")
     try:
-        proc = subprocess.run(["git", "show", f"{rev}:{path}"], capture_output=True, check=False, timeout=60)
+        proc = subprocess.run(["git", "show", "--end-of-options", f"{rev}:{path}"], capture_output=True, check=False, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ErrconvError(f"{ref}: cannot run git: {exc}") from None
     if proc.returncode != 0:

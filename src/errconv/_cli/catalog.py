@@ -45,7 +45,7 @@ def run(args: argparse.Namespace, io: Any) -> int:
         catalog = Catalog.load(args.catalog)
         files = build(catalog)
         try:
-            write(files, args.out)
+            write(files, args.out, source=catalog.source)
         except OSError as exc:
             raise ErrconvError(f"cannot write under {args.out}: {exc.strerror or exc}") from None
         pages = sum(1 for name in files if name.endswith("/index.html")) - 1

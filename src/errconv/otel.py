@@ -42,6 +42,7 @@ application's choice. With no SDK installed every call is OpenTelemetry's no-op.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from typing import Any
@@ -86,7 +87,14 @@ _TEXT_LIMIT = 200
 
 def _token(text: str | None) -> str | None:
     """`text` when it is a short identifier holding no credential, else None."""
-    if not text or not _TOKEN.fullmatch(text):
+    if not text or len(text) > 64:
+        return None
+    return _checked(text)
+
+
+@functools.lru_cache(maxsize=1024)  # codes and parameters repeat; at most 64 characters each
+def _checked(text: str) -> str | None:
+    if not _TOKEN.fullmatch(text):
         return None
     return text if scrub(text) == text else None
 
@@ -105,9 +113,9 @@ def _status_is_error(fault: Fault, side: str, status: int | None) -> bool:
     return fault.grpc_code in _GRPC_SERVER_ERRORS
 
 
-def attributes(fault: Fault, side: str, dialect: str | None = None, *, include_text: bool = False) -> dict[str, Any]:
+def attributes(fault: Fault, side: str, dialect: str | None = None, *, include_text: bool = False, kind: str | None = None) -> dict[str, Any]:
     """The span attributes errconv records for `fault` (see the module)."""
-    attrs: dict[str, Any] = {ERROR_TYPE: error_type(fault), "errconv.side": side}
+    attrs: dict[str, Any] = {ERROR_TYPE: kind or error_type(fault), "errconv.side": side}
     step = fault.next_step
     if step is not None:
         attrs["errconv.next_step"] = str(step)
@@ -138,32 +146,34 @@ def attributes(fault: Fault, side: str, dialect: str | None = None, *, include_t
 class _Recorder:
     """The observer errconv's shells report to (errconv._observe.Observer)."""
 
+    # The instruments, shared by every recorder: made on first use, from the global meter
+    # provider (whose proxy follows the provider an application sets later).
+    _made: tuple[Any, Any] | None = None
+    _lock = threading.Lock()
+
     def __init__(self, include_text: bool = False) -> None:
         self.include_text = include_text
-        self._meter: Any = None
-        self._lock = threading.Lock()
 
     def _instruments(self) -> tuple[Any, Any]:
-        # Made on first use, from the global provider then set (an application sets it
-        # after importing its libraries).
-        meter = self._meter
-        if meter is None:
-            with self._lock:
-                if self._meter is None:
+        made = _Recorder._made
+        if made is None:
+            with _Recorder._lock:
+                if _Recorder._made is None:
                     m = metrics.get_meter("errconv", __version__)
-                    self._meter = (
+                    _Recorder._made = (
                         m.create_counter(FAULTS, unit="{fault}", description="Faults errconv wrote or read, by class, next step and side."),
                         m.create_histogram(RETRY_DELAY, unit="s", description="Delays faults stated for a wait."),
                     )
-                meter = self._meter
-        return meter  # type: ignore[no-any-return]
+                made = _Recorder._made
+        return made
 
-    def count(self, fault: Fault, side: str) -> None:
+    def count(self, fault: Fault, side: str, kind: str | None = None) -> str:
         counter, delays = self._instruments()
-        kind = error_type(fault)
+        kind = kind or error_type(fault)
         counter.add(1, {ERROR_TYPE: kind, "errconv.next_step": str(fault.next_step or ""), "errconv.side": side})
         if fault.next_step == NextStep.WAIT and fault.retry_after_seconds is not None:
             delays.record(fault.retry_after_seconds, {ERROR_TYPE: kind, "errconv.side": side})
+        return kind
 
     def fault(
         self,
@@ -175,11 +185,11 @@ class _Recorder:
         status: int | None = None,
         sleep: float | None = None,
     ) -> None:
-        self.count(fault, side)
+        kind = self.count(fault, side)
         span = trace.get_current_span()
         if not span.is_recording():
             return
-        attrs = attributes(fault, side, dialect, include_text=self.include_text)
+        attrs = attributes(fault, side, dialect, include_text=self.include_text, kind=kind)
         if final:
             _on_span(span, fault, side, status, attrs)
         else:

@@ -41,8 +41,10 @@ class Observer(Protocol):
         *,
         status: int | None = None,
         sleep: float | None = None,
+        where: tuple[str, str] | None = None,
     ) -> None:
-        """A fault written or read."""
+        """A fault written or read; `where` is one low-cardinality attribute that says
+        where (`("http.route", "/charges/{id}")`, `("server.address", "api.stripe.com")`)."""
 
     def event(self, name: str, reason: str, fault: Fault | None = None) -> None:
         """A wait given up for its length, a call the guard refused."""

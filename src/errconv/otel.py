@@ -167,12 +167,16 @@ class _Recorder:
                 made = _Recorder._made
         return made
 
-    def count(self, fault: Fault, side: str, kind: str | None = None) -> str:
+    def count(self, fault: Fault, side: str, kind: str | None = None, where: tuple[str, str] | None = None) -> str:
         counter, delays = self._instruments()
         kind = kind or error_type(fault)
-        counter.add(1, {ERROR_TYPE: kind, "errconv.next_step": str(fault.next_step or ""), "errconv.side": side})
+        attrs = {ERROR_TYPE: kind, "errconv.side": side}
+        if where is not None:
+            attrs[where[0]] = where[1]
         if fault.next_step == NextStep.WAIT and fault.retry_after_seconds is not None:
-            delays.record(fault.retry_after_seconds, {ERROR_TYPE: kind, "errconv.side": side})
+            delays.record(fault.retry_after_seconds, attrs)
+        attrs["errconv.next_step"] = str(fault.next_step or "")
+        counter.add(1, attrs)
         return kind
 
     def fault(
@@ -184,8 +188,9 @@ class _Recorder:
         *,
         status: int | None = None,
         sleep: float | None = None,
+        where: tuple[str, str] | None = None,
     ) -> None:
-        kind = self.count(fault, side)
+        kind = self.count(fault, side, where=where)
         span = trace.get_current_span()
         if not span.is_recording():
             return

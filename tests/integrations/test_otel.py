@@ -71,6 +71,9 @@ def instrumented() -> Iterator[None]:
 TRACER = trace.get_tracer("tests")
 
 
+WHERE: dict[tuple[str, str, str], Any] = {}  # the route (server) or upstream (client) each key was last seen with
+
+
 def counted() -> dict[tuple[str, str, str], int]:
     """The errconv.faults counter now, by (error.type, next_step, side)."""
     out: dict[tuple[str, str, str], int] = {}
@@ -82,7 +85,9 @@ def counted() -> dict[tuple[str, str, str], int]:
                     assert metric.unit == "{fault}"
                     for point in metric.data.data_points:
                         a = point.attributes
-                        out[(a["error.type"], a["errconv.next_step"], a["errconv.side"])] = point.value
+                        key = (a["error.type"], a["errconv.next_step"], a["errconv.side"])
+                        out[key] = out.get(key, 0) + point.value  # summed over the route or upstream
+                        WHERE[key] = a.get("http.route") or a.get("server.address")
     return out
 
 
@@ -177,6 +182,8 @@ def test_fastapi_server_spans_carry_the_move_with_status_as_the_conventions_say(
         ("amount_too_small", "fix_request", "server"): 1,
         ("INTERNAL", "give_up", "server"): 1,
     }
+    routes = {k[1]: where for k, where in WHERE.items() if k[2] == "server" and k[0] in ("rate_limited", "amount_too_small", "INTERNAL")}
+    assert routes == {"wait": "/limited", "fix_request": "/bad", "give_up": "/boom"}  # http.route: fix_request per route
     count, total = delays()[("rate_limited", "server")]
     old = waits_before.get(("rate_limited", "server"), (0, 0.0))
     assert (count - old[0], total - old[1]) == (1, 30)
@@ -341,6 +348,35 @@ def test_httpx_resend_is_its_own_client_span_with_resend_count() -> None:
     assert parent.status.status_code == StatusCode.UNSET  # the request succeeded in the end
     (key,) = change(before, counted())
     assert key[1:] == ("wait", "client") and change(before, counted())[key] == 1
+    assert WHERE[key] == "127.0.0.1"  # server.address: waits per upstream
+
+
+def test_httpx_async_resend_is_its_own_client_span_too() -> None:
+    import asyncio
+
+    from errconv.clients.httpx import AsyncTransport
+
+    clock = VirtualClock()
+    seen: list[str] = []
+
+    async def mine(name: str, info: Any) -> None:  # a trace callback of the caller's own: still called
+        seen.append(name)
+
+    async def run(base: str) -> int:
+        async with httpx.AsyncClient(transport=AsyncTransport(retry=RetryPolicy(clock=clock))) as client:
+            response = await client.get(f"{base}/orders", extensions={"trace": mine})
+            return response.status_code
+
+    HTTPXClientInstrumentor().instrument()
+    try:
+        with flaky_upstream([UNAVAILABLE, OK]) as base:
+            assert asyncio.run(run(base)) == 200
+    finally:
+        HTTPXClientInstrumentor().uninstrument()
+    first, second = sorted(spans(SpanKind.CLIENT, 2), key=lambda s: s.start_time or 0)
+    assert "http.request.resend_count" not in first.attributes
+    assert second.attributes["http.request.resend_count"] == 1 and second.attributes["errconv.resend_delay_seconds"] == 2
+    assert seen.count("http11.send_request_headers.started") == 2  # both attempts: errconv's callback chains to the caller's
 
 
 def test_httpx_instrumentation_outside_errconv_gives_one_span_and_resend_events() -> None:

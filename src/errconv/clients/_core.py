@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
+import urllib.parse
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -236,10 +237,18 @@ class Attempts:
       `reason` says why and `too_long` whether a wait was given up for its length.
     """
 
-    __slots__ = ("attempt", "guard", "key", "observer", "policy", "reason", "too_long")
+    __slots__ = ("attempt", "guard", "key", "observer", "peer", "policy", "reason", "too_long")
 
-    def __init__(self, policy: RetryPolicy, guard: TerminalGuard | None, key: Hashable | None, observer: _observe.Observer | None = None) -> None:
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        guard: TerminalGuard | None,
+        key: Hashable | None,
+        observer: _observe.Observer | None = None,
+        peer: Any = None,
+    ) -> None:
         self.observer = observer
+        self.peer = peer  # the request's URL (text or the client's URL object): its host, for telemetry
         self.policy = policy
         self.guard = guard if key is not None else None
         self.key = key
@@ -270,7 +279,9 @@ class Attempts:
         observer = _observe.observer(self.observer)
         if observer is not None:  # telemetry: the fault read, on the span current at the request
             origin = fault.origin
-            observer.fault(fault, "client", origin.dialect if origin is not None else None, sleep is None, status=fault.status, sleep=sleep)
+            host = _host(self.peer)
+            where = ("server.address", host) if host else None
+            observer.fault(fault, "client", origin.dialect if origin is not None else None, sleep is None, status=fault.status, sleep=sleep, where=where)
             if self.too_long:
                 observer.event("wait_too_long", self.reason, fault)
         return sleep
@@ -306,6 +317,17 @@ class Attempts:
     def note(self) -> str:
         """The note a stopped request's exception carries (as `RetryPolicy.call` writes it)."""
         return f"errconv.retry: stopped after {self.attempt} call{'s' if self.attempt != 1 else ''}: {self.reason}"
+
+
+def _host(url: Any) -> str | None:
+    """The host of a request's URL (httpx's `URL.host`, else parsed from the text)."""
+    host = _attr(url, "host")
+    if isinstance(host, str):
+        return host or None
+    try:
+        return urllib.parse.urlsplit(str(url)).hostname if url is not None else None
+    except ValueError:
+        return None
 
 
 async def sleep_async(clock: Clock, seconds: float) -> None:

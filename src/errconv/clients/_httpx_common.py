@@ -51,7 +51,7 @@ class _Common:
             body = None  # a streamed upload: gone once sent
         url = str(request.url)
         replayable = body is not None and replay_allowed(request.method, request.headers, self.retry_non_idempotent)
-        return Attempts(self.retry, self.guard, guard_key(request.method, url, body), self.observer), replayable
+        return Attempts(self.retry, self.guard, guard_key(request.method, url, body), self.observer, request.url), replayable
 
     def _no_response(self, error: Exception) -> tuple[Any, bool] | None:
         """The fault of a request that got no response, and whether it certainly never

@@ -116,7 +116,7 @@ class Adapter(requests.adapters.HTTPAdapter):
         if body is None:
             raw = b""
         method = request.method or "GET"
-        attempts = Attempts(self.retry, self.guard, guard_key(method, request.url or "", raw), self.observer)
+        attempts = Attempts(self.retry, self.guard, guard_key(method, request.url or "", raw), self.observer, request.url)
         replayable = raw is not None and replay_allowed(method, request.headers, self.retry_non_idempotent)
         slept = None
         while True:

@@ -181,7 +181,8 @@ class _Answers:
         observer = _observe.observer(self.observer)
         if observer is not None:  # telemetry: the fault written, on the request's server span
             written = negotiate(accept or "", self.dialect, self.json_dialect).dialect.name
-            observer.fault(fault, "server", written, status=response.status)
+            route = getattr(scope.get("route"), "path", None)  # the template Starlette's router matched
+            observer.fault(fault, "server", written, status=response.status, where=("http.route", route) if isinstance(route, str) else None)
         return response
 
 

@@ -518,3 +518,83 @@ def test_record_puts_a_fault_on_a_given_span() -> None:
         errconv.otel.record("not a fault")  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         errconv.otel.record(fault, side="proxy")
+
+
+# --------------------------------------------------------------------------- grpc.aio
+
+
+def test_grpc_aio_server_and_client_under_opentelemetry_aio_instrumentation() -> None:
+    import asyncio
+
+    import errconv.aio
+    from opentelemetry.instrumentation.grpc import aio_client_interceptors, aio_server_interceptor
+
+    calls = {"n": 0}
+
+    async def pay(request: bytes, context: Any) -> bytes:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise errconv.FaultError(errconv.Fault.build(grpc_code=errconv.Code.RESOURCE_EXHAUSTED, code="quota", next_step="wait", retry_after_seconds=3))
+        raise errconv.FaultError(errconv.Fault.build(grpc_code=errconv.Code.INTERNAL, code="ledger_broken", next_step="give_up"))
+
+    clock = VirtualClock()
+
+    async def run() -> None:
+        server = grpc.aio.server(interceptors=[aio_server_interceptor(), errconv.aio.ServerInterceptor(telemetry=True)])
+        generic = grpc.method_handlers_generic_handler("shop.Shop", {"Pay": grpc.unary_unary_rpc_method_handler(pay)})
+        server.add_generic_rpc_handlers((generic,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            # grpc.aio runs client interceptors in list order: errconv's first, outside OpenTelemetry's.
+            interceptors = [errconv.aio.UnaryUnaryClientInterceptor(retry=RetryPolicy(clock=clock), telemetry=True), *aio_client_interceptors()]
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", interceptors=interceptors) as channel:
+                with TRACER.start_as_current_span("aio-pay"):
+                    with pytest.raises(grpc.aio.AioRpcError):
+                        await channel.unary_unary("/shop.Shop/Pay")(b"x", timeout=10)
+        finally:
+            await server.stop(None)
+
+    errconv.otel.uninstrument()  # the flags alone
+    before = counted()
+    asyncio.run(run())
+    assert clock.sleeps == [3]
+    servers = sorted(spans(SpanKind.SERVER, 2), key=lambda s: s.start_time or 0)
+    assert [s.attributes["error.type"] for s in servers] == ["quota", "ledger_broken"]
+    assert [s.status.status_code for s in servers] == [StatusCode.UNSET, StatusCode.ERROR]  # RESOURCE_EXHAUSTED is the caller's; INTERNAL the server's
+    assert len(spans(SpanKind.CLIENT, 2)) == 2  # one client span per attempt
+    (caller,) = [s for s in spans(SpanKind.INTERNAL) if s.name == "aio-pay"]
+    assert [e.attributes["error.type"] for e in caller.events if e.name == "errconv.fault"] == ["quota"]
+    assert caller.attributes["error.type"] == "ledger_broken" and caller.status.status_code == StatusCode.ERROR
+    assert change(before, counted()) == {
+        ("quota", "wait", "server"): 1,
+        ("quota", "wait", "client"): 1,
+        ("ledger_broken", "give_up", "server"): 1,
+        ("ledger_broken", "give_up", "client"): 1,
+    }
+
+
+# --------------------------------------------------------------------------- the import
+
+
+def test_import_errconv_never_imports_opentelemetry_and_the_flag_names_the_extra() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import errconv, errconv.gateway, errconv.interceptors, errconv.aio, errconv.clients.httpx, errconv.agents\n"
+        "assert not [m for m in sys.modules if m.startswith('opentelemetry')], 'OpenTelemetry imported'\n"
+        "sys.modules['opentelemetry'] = None  # as if opentelemetry-api were not installed\n"
+        "from errconv.gateway import ProblemMiddleware\n"
+        "ProblemMiddleware(lambda *a: None)  # no flag: fine\n"
+        "try:\n"
+        "    ProblemMiddleware(lambda *a: None, telemetry=True)\n"
+        "except ImportError as exc:\n"
+        "    assert \"errconv[otel]\" in str(exc), exc\n"
+        "else:\n"
+        "    raise AssertionError('no ImportError')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert result.returncode == 0, result.stderr[-2000:]

@@ -62,6 +62,8 @@ from .codes import NextStep
 __all__ = [
     "FAULTS",
     "RETRY_DELAY",
+    "attributes",
+    "error_type",
     "instrument",
     "instrumented",
     "record",

@@ -379,6 +379,22 @@ def test_httpx_async_resend_is_its_own_client_span_too() -> None:
     assert seen.count("http11.send_request_headers.started") == 2  # both attempts: errconv's callback chains to the caller's
 
 
+def test_httpx2_resend_under_opentelemetry_transport_inside_errconvs() -> None:
+    httpx2 = pytest.importorskip("httpx2")
+    from opentelemetry.instrumentation.httpx import SyncOpenTelemetryTransportHttpx2
+
+    from errconv.clients.httpx2 import Transport as Transport2
+
+    clock = VirtualClock()
+    with flaky_upstream([UNAVAILABLE, OK]) as base:
+        inner = SyncOpenTelemetryTransportHttpx2(httpx2.HTTPTransport())
+        with httpx2.Client(transport=Transport2(inner, retry=RetryPolicy(clock=clock))) as client:
+            assert client.get(f"{base}/orders").status_code == 200
+    first, second = sorted(spans(SpanKind.CLIENT, 2), key=lambda s: s.start_time or 0)
+    assert "http.request.resend_count" not in first.attributes
+    assert second.attributes["http.request.resend_count"] == 1
+
+
 def test_httpx_instrumentation_outside_errconv_gives_one_span_and_resend_events() -> None:
     """The wrong order (OpenTelemetry's transport around errconv's): one span for all
     attempts; the resend is then an event on it, never a lost attribute."""

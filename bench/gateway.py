@@ -20,6 +20,16 @@ is taken within a round.
   same for a Starlette app with `install(app)` against a hand-written exception handler
   returning a JSONResponse, and with the middleware added by `add_middleware` instead
   (target: within 1.5x).
+
+With `--otel` (needs the test extra's opentelemetry-sdk), errconv.otel's cost too. Both
+apps of each pair run inside a server span (as OpenTelemetry's ASGI instrumentation opens
+one) under the real SDK (a TracerProvider, a MeterProvider with an in-memory reader); the
+one under test is `ProblemMiddleware(..., telemetry=True)`:
+
+- success, telemetry on: the success path with recording on against it off (target:
+  within 1.05x: recording touches only faults);
+- failure, telemetry on: the per-fault cost of recording (attributes, status, counter,
+  histogram), printed as microseconds next to what the fault itself costs.
 """
 
 from __future__ import annotations
@@ -163,6 +173,11 @@ def driver(app: Any, path: str, expect: int) -> Callable[[int], Any]:
     return serve
 
 
+OTEL_PAIRS = (
+    ("success, telemetry on", "success"),
+    ("failure, telemetry on", "record"),
+)
+
 PAIRS = (
     # the comparison, and which target it is held to
     ("success, bare ASGI", "success"),
@@ -174,10 +189,40 @@ PAIRS = (
 )
 
 
-def contenders() -> dict[str, tuple[tuple[Any, str, int], tuple[Any, str, int]]]:
+def spanned(app: Any) -> Any:
+    """`app` inside a server span, as OpenTelemetry's ASGI instrumentation runs it."""
+    from opentelemetry import trace
+
+    tracer = trace.get_tracer("bench")
+
+    async def within(scope: Any, receive: Any, send: Any) -> None:
+        with tracer.start_as_current_span("GET", kind=trace.SpanKind.SERVER):
+            await app(scope, receive, send)
+
+    return within
+
+
+def otel_contenders() -> dict[str, tuple[tuple[Any, str, int], tuple[Any, str, int]]]:
+    """The --otel comparisons, under the real SDK (set up here, once)."""
+    from opentelemetry import metrics, trace
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+
+    trace.set_tracer_provider(TracerProvider())  # spans record; no exporter, which is the application's cost
+    metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
+    return {
+        "success, telemetry on": ((spanned(ProblemMiddleware(ok_app, telemetry=True)), "/ok", 200), (spanned(ProblemMiddleware(ok_app)), "/ok", 200)),
+        "failure, telemetry on": ((spanned(ProblemMiddleware(fault_app, telemetry=True)), "/fail", 429), (spanned(ProblemMiddleware(fault_app)), "/fail", 429)),
+    }
+
+
+def contenders(otel: bool = False) -> dict[str, tuple[tuple[Any, str, int], tuple[Any, str, int]]]:
     """For each comparison: (the app under test, path, status), (its baseline, path, status)."""
     star = starlette_apps()
+    extra = otel_contenders() if otel else {}
     return {
+        **extra,
         "success, bare ASGI": ((ProblemMiddleware(ok_app), "/ok", 200), (ok_app, "/ok", 200)),
         "success, beside a minimal middleware": ((ProblemMiddleware(ok_app), "/ok", 200), (MinimalMiddleware(ok_app), "/ok", 200)),
         "success, Starlette": ((star["wrapped"], "/ok", 200), (star["bare"], "/ok", 200)),
@@ -187,10 +232,10 @@ def contenders() -> dict[str, tuple[tuple[Any, str, int], tuple[Any, str, int]]]
     }
 
 
-def measure(iterations: int, rounds: int, seed: int = 0) -> dict[str, Any]:
+def measure(iterations: int, rounds: int, seed: int = 0, otel: bool = False) -> dict[str, Any]:
     loop = asyncio.new_event_loop()
     runs: dict[tuple[str, int], Callable[[int], Any]] = {}
-    for name, pair in contenders().items():
+    for name, pair in contenders(otel).items():
         for side, (app, path, status) in enumerate(pair):
             runs[(name, side)] = driver(app, path, status)
     for serve in runs.values():  # warm up: imports, caches, the first negotiation
@@ -213,10 +258,21 @@ def measure(iterations: int, rounds: int, seed: int = 0) -> dict[str, Any]:
             gc.enable()
         loop.close()
     out: dict[str, Any] = {}
-    for name, kind in PAIRS:
+    for name, kind in (*OTEL_PAIRS, *PAIRS) if otel else PAIRS:
         ours, base = times[(name, 0)], times[(name, 1)]
         ratios = [a / b for a, b in zip(ours, base)]
         ratio = statistics.median(ratios)
+        if kind == "record":  # what recording adds to a fault, beside what the fault costs
+            fault_cost = statistics.median(base) - statistics.median(times[("success, telemetry on", 1)])
+            out[name] = {
+                "us": statistics.median(ours) * 1e6,
+                "baseline_us": statistics.median(base) * 1e6,
+                "ratio": ratio,
+                "record_us": statistics.median((a - b) * 1e6 for a, b in zip(ours, base)),
+                "fault_us": fault_cost * 1e6,
+                "holds": True,
+            }
+            continue
         if kind == "delta":  # held to microseconds over the baseline, not to a ratio
             delta = statistics.median((a - b) * 1e6 for a, b in zip(ours, base))
             out[name] = {
@@ -266,9 +322,17 @@ def report(results: dict[str, Any], iterations: int, rounds: int, elapsed: float
         "failure, bare ASGI": "hand-written JSON error",
         "failure, Starlette": "hand-written JSONResponse handler",
         "failure, Starlette middleware": "hand-written JSONResponse handler",
+        "success, telemetry on": "telemetry off, same span",
+        "failure, telemetry on": "telemetry off, same span",
     }
     for name, r in results.items():
         status = "holds" if r["holds"] else "**MISSED**"
+        if "record_us" in r:
+            lines.append(
+                f"| {name} | {r['us']:.1f} µs | {r['baseline_us']:.1f} µs ({baselines[name]}) | {r['ratio']:.2f}x "
+                f"| recording {r['record_us']:+.1f} µs a fault; the fault itself {r['fault_us']:.1f} µs over a success | — |"
+            )
+            continue
         if "delta_us" in r:
             lines.append(
                 f"| {name} | {r['us']:.1f} µs | {r['baseline_us']:.1f} µs ({baselines[name]}) | {r['delta_us']:+.2f} µs "
@@ -287,9 +351,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", "--iterations", type=int, default=5000, help="requests per app per round")
     parser.add_argument("-r", "--rounds", type=int, default=11)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--otel", action="store_true", help="also errconv.otel's cost (needs opentelemetry-sdk)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    results = measure(args.iterations, args.rounds)
+    results = measure(args.iterations, args.rounds, otel=args.otel)
     elapsed = time.perf_counter() - start
     if args.json:
         print(json.dumps({"machine": machine(), "results": results}, indent=2))

@@ -25,6 +25,8 @@ from typing import Any
 
 import msgspec
 
+from . import _observe
+from ._telemetry import telemetry as _telemetry
 from ._model.errors import FaultError, shorten
 from ._model.fault import Fault, Origin
 from .dialects._trailers import DETAILS_KEY, PUSHBACK_KEY, _size, from_grpc, trailers_for
@@ -32,7 +34,7 @@ from ._model.limits import DEFAULT_LIMITS, Limits
 from .codes import NextStep
 from .details import DebugInfo
 from .dialects._status import without_debug
-from .retry import Clock, RetryPolicy, TerminalGuard
+from .retry import Clock, GuardRefused, RetryPolicy, TerminalGuard
 
 __all__ = [
     "DEFAULT_TRAILER_BUDGET",
@@ -94,9 +96,11 @@ class ServerSide:
             INTERNAL, give_up, "Internal error" (`default_unexpected`).
         expose_exceptions: for development only: put the exception's type and text
             in the message, and its traceback in a DebugInfo (sent with `keep_debug`).
+        telemetry: record each fault the call ends with on the call's span, and count
+            it (`errconv.otel`, which needs the `otel` extra).
     """
 
-    __slots__ = ("expose_exceptions", "keep_debug", "limits", "max_trailer_bytes", "unexpected")
+    __slots__ = ("expose_exceptions", "keep_debug", "limits", "max_trailer_bytes", "observer", "unexpected")
 
     def __init__(
         self,
@@ -105,6 +109,7 @@ class ServerSide:
         max_trailer_bytes: int = DEFAULT_TRAILER_BUDGET,
         unexpected: Fault | None = None,
         expose_exceptions: bool = False,
+        telemetry: bool = False,
     ) -> None:
         if isinstance(max_trailer_bytes, bool) or not isinstance(max_trailer_bytes, int) or max_trailer_bytes < MIN_TRAILER_BUDGET:
             raise ValueError(
@@ -120,6 +125,7 @@ class ServerSide:
         self.limits = Limits(max_trailer_bytes=max_trailer_bytes)
         self.unexpected = unexpected if unexpected is not None else default_unexpected()
         self.expose_exceptions = expose_exceptions
+        self.observer = _telemetry(telemetry)
 
     def __repr__(self) -> str:
         return (
@@ -176,6 +182,9 @@ class ServerSide:
         except Exception:
             fault, unexpected = self.unexpected, True
             code, message, pairs = fault.grpc_code, fault.detail or "", ()
+        observer = _observe.observer(self.observer)
+        if observer is not None:  # telemetry: the fault the call ends with, on the server span
+            observer.fault(fault, "server", "grpc")
         return Outcome(code, message, pairs, fault, unexpected)
 
 
@@ -255,9 +264,17 @@ class Attempts:
       it stops instead.
     """
 
-    __slots__ = ("attempt", "deadline", "guard", "key", "policy", "reason")
+    __slots__ = ("attempt", "deadline", "guard", "key", "observer", "policy", "reason")
 
-    def __init__(self, policy: RetryPolicy | None, guard: TerminalGuard | None, key: Hashable | None, timeout: float | None) -> None:
+    def __init__(
+        self,
+        policy: RetryPolicy | None,
+        guard: TerminalGuard | None,
+        key: Hashable | None,
+        timeout: float | None,
+        observer: _observe.Observer | None = None,
+    ) -> None:
+        self.observer = observer
         self.policy = policy
         self.guard = guard if key is not None else None
         self.key = key
@@ -273,11 +290,24 @@ class Attempts:
     def start(self) -> None:
         """Count an attempt; before the first, ask the guard."""
         if self.attempt == 0 and self.guard is not None:
-            self.guard.check(self.key)
+            try:
+                self.guard.check(self.key)
+            except GuardRefused as refused:
+                observer = _observe.observer(self.observer)
+                if observer is not None:
+                    observer.event("guard_refused", "an identical call ended give_up", refused.fault)
+                raise
         self.attempt += 1
 
     def failed(self, fault: Fault, retryable: bool = True) -> float | None:
         """The sleep before the next attempt, or None to stop with `fault`."""
+        sleep = self._failed(fault, retryable)
+        observer = _observe.observer(self.observer)
+        if observer is not None:  # telemetry: the fault read, on the span current at the call
+            _observed(observer, fault, sleep, self.reason, self.policy)
+        return sleep
+
+    def _failed(self, fault: Fault, retryable: bool) -> float | None:
         # A cancelled call is the caller's own doing: it says nothing about the request.
         if self.guard is not None and fault.grpc_code != _CANCELLED:
             self.guard.record(self.key, fault)
@@ -310,6 +340,15 @@ class Attempts:
         return f"errconv.retry: stopped after {calls}: {self.reason}" if self.reason else ""
 
 
+def _observed(observer: _observe.Observer, fault: Fault, sleep: float | None, reason: str, policy: RetryPolicy | None) -> None:
+    """Report a fault a client read, and a wait given up for its length."""
+    origin = fault.origin
+    observer.fault(fault, "client", origin.dialect if origin is not None else "grpc", sleep is None, sleep=sleep)
+    delay = fault.retry_after_seconds
+    if sleep is None and policy is not None and fault.next_step == NextStep.WAIT and delay is not None and delay > policy.max_sleep:
+        observer.event("wait_too_long", reason, fault)
+
+
 class ClientSide:
     """What the client interceptors share, sync (`errconv.interceptors`) and aio
     (`errconv.aio`): their configuration, their repr, the Fault of a failed call, and the
@@ -322,11 +361,13 @@ class ClientSide:
         guard: TerminalGuard | None = None,
         request_key: Callable[[Any], Hashable | None] = request_key,
         limits: Limits = DEFAULT_LIMITS,
+        telemetry: bool = False,
     ) -> None:
         self.retry = retry
         self.guard = guard
         self.request_key = request_key
         self.limits = limits
+        self.observer = _telemetry(telemetry)
 
     def __repr__(self) -> str:
         return f"{type(self).__module__}.{type(self).__name__}(retry={self.retry!r}, guard={self.guard!r})"
@@ -351,4 +392,4 @@ class ClientSide:
             if request is not None:
                 method = details.method  # grpcio gives the sync interceptors text, grpc.aio bytes
                 guarded = (method.decode("utf-8", "replace") if isinstance(method, bytes) else method, request)
-        return Attempts(self.retry, self.guard, guarded, getattr(details, "timeout", None))
+        return Attempts(self.retry, self.guard, guarded, getattr(details, "timeout", None), self.observer)

@@ -73,8 +73,11 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         unexpected: Fault | None = None,
         expose_exceptions: bool = False,
         catalog: Any = None,
+        telemetry: bool = False,
     ) -> None:
-        options: dict[str, Any] = dict(keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions)
+        options: dict[str, Any] = dict(
+            keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions, telemetry=telemetry
+        )
         # With an errconv.Catalog, only its codes go out (Catalog.server_side).
         self.side = ServerSide(**options) if catalog is None else catalog.server_side(**options)
         self._wrapped = _Wrapped(wrap_handler)

@@ -85,6 +85,8 @@ class ServerInterceptor(grpc.ServerInterceptor):
         catalog: an `errconv.Catalog`: end calls only with its codes; a fault whose
             code is not in it (or disagrees with its entry), and any other
             exception, ends the call with the catalog's internal error, logged.
+        telemetry: record each fault a call ends with on the call's span (the one
+            OpenTelemetry's gRPC instrumentation opened), and count it (`errconv.otel`).
     """
 
     def __init__(
@@ -95,8 +97,11 @@ class ServerInterceptor(grpc.ServerInterceptor):
         unexpected: Fault | None = None,
         expose_exceptions: bool = False,
         catalog: Any = None,
+        telemetry: bool = False,
     ) -> None:
-        options: dict[str, Any] = dict(keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions)
+        options: dict[str, Any] = dict(
+            keep_debug=keep_debug, max_trailer_bytes=max_trailer_bytes, unexpected=unexpected, expose_exceptions=expose_exceptions, telemetry=telemetry
+        )
         # With an errconv.Catalog, only its codes go out (Catalog.server_side).
         self.side = ServerSide(**options) if catalog is None else catalog.server_side(**options)
         self._wrapped = _Wrapped(wrap_handler)
@@ -454,6 +459,8 @@ class ClientInterceptor(
             deterministic serialization, bytes as they are, else the value itself
             when hashable); None from it leaves the call unguarded.
         limits: the limits the trailers are decoded under.
+        telemetry: record each fault read on the span current at the call, a
+            retried one as an event, and count it (`errconv.otel`).
     """
 
     def _streamed(self, details: Any, request_iterator: Any) -> tuple[Callable[[], Any], Attempts, bool]:

@@ -40,3 +40,20 @@ def test_the_gateway_benchmark_measures_and_reports_every_comparison(capsys) -> 
             assert figures[name]["target"] == bench.DELTA_US == 0.2
         else:
             assert figures[name]["target"] == (1.05 if name.startswith("success") else 1.5)
+
+
+def test_the_gateway_benchmark_measures_errconv_otel_with_otel(capsys) -> None:
+    """`--otel`: the success path with telemetry on beside it off, and what recording adds to a fault."""
+    import pytest
+
+    pytest.importorskip("opentelemetry.sdk")
+    bench = _load()
+    try:
+        assert bench.main(["-n", "20", "-r", "1", "--otel", "--json"]) == 0
+        figures = json.loads(capsys.readouterr().out)["results"]
+    finally:
+        sys.modules.pop("errconv_bench_gateway", None)
+    assert set(figures) == {name for name, _ in (*bench.OTEL_PAIRS, *bench.PAIRS)}
+    assert figures["success, telemetry on"]["target"] == 1.05
+    recorded = figures["failure, telemetry on"]
+    assert recorded["us"] > 0 and recorded["baseline_us"] > 0 and "record_us" in recorded and "fault_us" in recorded

@@ -55,7 +55,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("dialects", ("errconv.dialects", "errconv.dialects.*", "errconv._vocabulary")),
-    ("pipeline", ("errconv._pipeline", "errconv._pipeline.*", "errconv.retry")),
+    ("pipeline", ("errconv._pipeline", "errconv._pipeline.*", "errconv.retry", "errconv._observe")),
     (
         "integrations",
         (
@@ -76,6 +76,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "errconv._catalog*",
             "errconv.batch",
             "errconv._batch*",
+            "errconv.otel",
+            "errconv._telemetry",
         ),
     ),
     ("command line", ("errconv._cli", "errconv._cli.*", "errconv.lint", "errconv.__main__")),

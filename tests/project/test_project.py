@@ -17,7 +17,7 @@ from errconv import dialects
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "errconv"
 # The submodules that are public API, documented in the README; every other module is `_`-private.
-DOCUMENTED = {"agents", "aio", "batch", "clients", "codes", "details", "dialects", "gateway", "interceptors", "lint", "retry"}
+DOCUMENTED = {"agents", "aio", "batch", "clients", "codes", "details", "dialects", "gateway", "interceptors", "lint", "otel", "retry"}
 
 
 def test_all_is_exactly_the_public_names_of_the_package() -> None:

@@ -30,7 +30,9 @@ from typing import Any
 
 import errconv
 from errconv import Fault, NextStep
+from errconv import _observe
 from errconv._agent_text import redact
+from errconv._telemetry import telemetry as _telemetry
 from errconv.retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
@@ -304,6 +306,8 @@ class Boundary:
     policy's budget says; what stops it is recorded and handed on. A key of None skips
     the guard. Framework hooks that see a call's name and arguments (middleware,
     capabilities) use this directly; `guarded` builds the key from a function's arguments.
+    With `telemetry=True` (or under `errconv.otel.instrument()`), each failure is recorded
+    on the span current at the call (a retried one as an event) and counted, side `tool`.
     """
 
     def __init__(
@@ -314,7 +318,9 @@ class Boundary:
         on_failure: Callable[[Outcome], Any],
         passthrough: tuple[type[BaseException], ...] = (),
         retry: RetryPolicy | None = None,
+        telemetry: bool = False,
     ) -> None:
+        self.observer = _telemetry(telemetry)
         self.tool = tool
         self.guard = resolve_guard(guard)
         self.on_failure = on_failure
@@ -328,11 +334,22 @@ class Boundary:
         try:
             self.guard.check(key)
         except GuardRefused as refused:
+            observer = _observe.observer(self.observer)
+            if observer is not None:
+                observer.event("guard_refused", "an identical call ended give_up", refused.fault)
             return refusal(self.tool, refused)
         return None
 
     def failed(self, key: Hashable | None, exc: BaseException, attempt: int) -> tuple[Outcome, float | None]:
         """The outcome of failed call number `attempt`, and the sleep before repeating it (None: stop)."""
+        result, sleep = self._failed(key, exc, attempt)
+        observer = _observe.observer(self.observer)
+        if observer is not None:  # telemetry: the tool's fault, on the span current at the call
+            origin = result.fault.origin
+            observer.fault(result.fault, "tool", origin.dialect if origin is not None else None, sleep is None, sleep=sleep)
+        return result, sleep
+
+    def _failed(self, key: Hashable | None, exc: BaseException, attempt: int) -> tuple[Outcome, float | None]:
         result = outcome(exc)
         if self.retry is not None:
             decision = self.retry.decide(result.fault, attempt)

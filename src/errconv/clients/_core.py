@@ -14,13 +14,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import inspect
+import urllib.parse
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from .. import Fault, FaultError
+from .. import Fault, FaultError, _observe
+from .._telemetry import telemetry as _telemetry
 from ..codes import Code, NextStep
 from ..gateway import fault_of
-from ..retry import Clock, RetryPolicy, SystemClock, TerminalGuard
+from ..retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
     "Attempts",
@@ -180,10 +182,15 @@ def transport_fault(connect: bool, timeout: bool) -> Fault:
 
 
 def configure(
-    target: Any, retry: RetryPolicy | None, guard: TerminalGuard | None, retry_non_idempotent: bool, raise_for_status: bool
+    target: Any,
+    retry: RetryPolicy | None,
+    guard: TerminalGuard | None,
+    retry_non_idempotent: bool,
+    raise_for_status: bool,
+    telemetry: bool = False,
 ) -> None:
     """Check and set the options every transport and adapter takes (`retry`, `guard`,
-    `retry_non_idempotent`, `raise_for_status`) on `target`."""
+    `retry_non_idempotent`, `raise_for_status`, `telemetry`) on `target`."""
     if retry is not None and not isinstance(retry, RetryPolicy):
         raise TypeError(f"retry must be an errconv.retry.RetryPolicy, got {type(retry).__name__}")
     if guard is not None and not isinstance(guard, TerminalGuard):
@@ -192,6 +199,7 @@ def configure(
     target.guard = guard
     target.retry_non_idempotent = retry_non_idempotent
     target.raise_for_status = raise_for_status
+    target.observer = _telemetry(telemetry)
 
 
 def has_idempotency_key(headers: Mapping[str, str] | Any) -> bool:
@@ -229,9 +237,18 @@ class Attempts:
       `reason` says why and `too_long` whether a wait was given up for its length.
     """
 
-    __slots__ = ("attempt", "guard", "key", "policy", "reason", "too_long")
+    __slots__ = ("attempt", "guard", "key", "observer", "peer", "policy", "reason", "too_long")
 
-    def __init__(self, policy: RetryPolicy, guard: TerminalGuard | None, key: Hashable | None) -> None:
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        guard: TerminalGuard | None,
+        key: Hashable | None,
+        observer: _observe.Observer | None = None,
+        peer: Any = None,
+    ) -> None:
+        self.observer = observer
+        self.peer = peer  # the request's URL (text or the client's URL object): its host, for telemetry
         self.policy = policy
         self.guard = guard if key is not None else None
         self.key = key
@@ -247,11 +264,37 @@ class Attempts:
     def start(self) -> None:
         """Count an attempt; before the first, ask the guard."""
         if self.attempt == 0 and self.guard is not None:
-            self.guard.check(self.key)
+            try:
+                self.guard.check(self.key)
+            except GuardRefused as refused:
+                observer = _observe.observer(self.observer)
+                if observer is not None:
+                    observer.event("guard_refused", "an identical request ended give_up", refused.fault)
+                raise
         self.attempt += 1
 
     def failed(self, fault: Fault, replayable: bool = True) -> float | None:
         """The sleep before the next attempt, or None to stop with `fault`."""
+        sleep = self._failed(fault, replayable)
+        observer = _observe.observer(self.observer)
+        if observer is not None:  # telemetry: the fault read, on the span current at the request
+            origin = fault.origin
+            host = _host(self.peer)
+            where = ("server.address", host) if host else None
+            observer.fault(fault, "client", origin.dialect if origin is not None else None, sleep is None, status=fault.status, sleep=sleep, where=where)
+            if self.too_long:
+                observer.event("wait_too_long", self.reason, fault)
+        return sleep
+
+    def resending(self) -> Any:
+        """The observer and the span at the shell's level, when a resend is to be
+        recorded (the attempt about to start is not the first), else None."""
+        if self.attempt < 2:
+            return None
+        observer = _observe.observer(self.observer)
+        return None if observer is None else (observer, observer.outer())
+
+    def _failed(self, fault: Fault, replayable: bool) -> float | None:
         if self.guard is not None:
             self.guard.record(self.key, fault)
         decision = self.policy.decide(fault, self.attempt)
@@ -274,6 +317,17 @@ class Attempts:
     def note(self) -> str:
         """The note a stopped request's exception carries (as `RetryPolicy.call` writes it)."""
         return f"errconv.retry: stopped after {self.attempt} call{'s' if self.attempt != 1 else ''}: {self.reason}"
+
+
+def _host(url: Any) -> str | None:
+    """The host of a request's URL (httpx's `URL.host`, else parsed from the text)."""
+    host = _attr(url, "host")
+    if isinstance(host, str):
+        return host or None
+    try:
+        return urllib.parse.urlsplit(str(url)).hostname if url is not None else None
+    except ValueError:
+        return None
 
 
 async def sleep_async(clock: Clock, seconds: float) -> None:

@@ -39,8 +39,9 @@ class _Common:
         guard: TerminalGuard | None,
         retry_non_idempotent: bool,
         raise_for_status: bool,
+        telemetry: bool = False,
     ) -> None:
-        configure(self, retry, guard, retry_non_idempotent, raise_for_status)
+        configure(self, retry, guard, retry_non_idempotent, raise_for_status, telemetry)
 
     def _plan(self, request: Any) -> tuple[Attempts, bool]:
         """The request's Attempts, and whether it may be sent again."""
@@ -50,7 +51,7 @@ class _Common:
             body = None  # a streamed upload: gone once sent
         url = str(request.url)
         replayable = body is not None and replay_allowed(request.method, request.headers, self.retry_non_idempotent)
-        return Attempts(self.retry, self.guard, guard_key(request.method, url, body)), replayable
+        return Attempts(self.retry, self.guard, guard_key(request.method, url, body), self.observer, request.url), replayable
 
     def _no_response(self, error: Exception) -> tuple[Any, bool] | None:
         """The fault of a request that got no response, and whether it certainly never
@@ -81,6 +82,45 @@ class _Common:
     guard: TerminalGuard | None
     retry_non_idempotent: bool
     raise_for_status: bool
+    observer: Any
+
+
+# Telemetry of a resend: httpcore calls a request's `trace` extension inside the attempt,
+# where the span OpenTelemetry's httpx instrumentation opened for that attempt is
+# current (when it wraps the transport errconv's wraps), so the resend count and the wait
+# before it land on the attempt's own span; with no span of its own, on the outer one as
+# an event. Any `trace` the caller set is called too, and put back after.
+
+
+def _resend_trace(request: Any, count: int, delay: float | None, resend: Any) -> tuple[Any, list[bool]]:
+    observer, outer = resend
+    previous = request.extensions.get("trace")
+    told = [False]
+
+    def trace(name: str, info: Any) -> None:
+        if not told[0]:
+            told[0] = True
+            observer.resend(count, delay, outer)
+        if previous is not None:
+            previous(name, info)
+
+    async def atrace(name: str, info: Any) -> None:
+        if not told[0]:
+            told[0] = True
+            observer.resend(count, delay, outer)
+        if previous is not None:
+            await previous(name, info)
+
+    return (previous, (trace, atrace)), told
+
+
+def _restore(request: Any, previous: Any, told: list[bool], count: int, delay: float | None, resend: Any) -> None:
+    if previous is None:
+        request.extensions.pop("trace", None)
+    else:
+        request.extensions["trace"] = previous
+    if not told[0]:  # an inner transport that is no httpcore pool: said on the outer span
+        resend[0].resend(count, delay, resend[1])
 
 
 class TransportMixin(_Common):
@@ -91,10 +131,20 @@ class TransportMixin(_Common):
     def handle_request(self, request: Any) -> Any:
         """Send `request` through the wrapped transport, repeating it as the policy says."""
         attempts, replayable = self._plan(request)
+        slept = None
         while True:
             attempts.start()
+            resend = attempts.resending()
             try:
-                response = self.inner.handle_request(request)
+                if resend is None:
+                    response = self.inner.handle_request(request)
+                else:
+                    (previous, (trace, _)), told = _resend_trace(request, attempts.attempt - 1, slept, resend)
+                    request.extensions["trace"] = trace
+                    try:
+                        response = self.inner.handle_request(request)
+                    finally:
+                        _restore(request, previous, told, attempts.attempt - 1, slept, resend)
             except Exception as error:
                 found = self._no_response(error)
                 if found is None:
@@ -105,6 +155,7 @@ class TransportMixin(_Common):
                     error.add_note(attempts.note())
                     raise
                 attempts.clock.sleep(sleep)
+                slept = sleep
                 continue
             if not is_error_status(response.status_code):
                 return response
@@ -115,6 +166,7 @@ class TransportMixin(_Common):
                 return self._stop(request, response, fault, attempts)
             response.close()
             attempts.clock.sleep(sleep)
+            slept = sleep
 
     def close(self) -> None:
         """Close the wrapped transport."""
@@ -130,10 +182,20 @@ class AsyncTransportMixin(_Common):
         """Send `request` through the wrapped transport, repeating it as the policy says;
         every sleep is awaited, never blocking the loop."""
         attempts, replayable = self._plan(request)
+        slept = None
         while True:
             attempts.start()
+            resend = attempts.resending()
             try:
-                response = await self.inner.handle_async_request(request)
+                if resend is None:
+                    response = await self.inner.handle_async_request(request)
+                else:
+                    (previous, (_, atrace)), told = _resend_trace(request, attempts.attempt - 1, slept, resend)
+                    request.extensions["trace"] = atrace
+                    try:
+                        response = await self.inner.handle_async_request(request)
+                    finally:
+                        _restore(request, previous, told, attempts.attempt - 1, slept, resend)
             except Exception as error:
                 found = self._no_response(error)
                 if found is None:
@@ -144,6 +206,7 @@ class AsyncTransportMixin(_Common):
                     error.add_note(attempts.note())
                     raise
                 await sleep_async(attempts.clock, sleep)
+                slept = sleep
                 continue
             if not is_error_status(response.status_code):
                 return response
@@ -154,6 +217,7 @@ class AsyncTransportMixin(_Common):
                 return self._stop(request, response, fault, attempts)
             await response.aclose()
             await sleep_async(attempts.clock, sleep)
+            slept = sleep
 
     async def aclose(self) -> None:
         """Close the wrapped transport."""

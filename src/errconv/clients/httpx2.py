@@ -71,6 +71,9 @@ class Transport(TransportMixin, httpx2.BaseTransport):
         retry_non_idempotent: repeat a POST or PATCH without an Idempotency-Key too.
         raise_for_status: raise `FaultHTTPStatusError` instead of returning the last
             failed response.
+        telemetry: record each fault read on the span current at the request and
+            count it; each resend's attempt span gets `http.request.resend_count`
+            (`errconv.otel`; put OpenTelemetry's httpx transport inside this one).
     """
 
     lib: ClassVar[Any] = httpx2
@@ -85,9 +88,10 @@ class Transport(TransportMixin, httpx2.BaseTransport):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        telemetry: bool = False,
     ) -> None:
         self.inner = transport if transport is not None else httpx2.HTTPTransport()
-        self._configure(retry, guard, retry_non_idempotent, raise_for_status)
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status, telemetry)
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx2.Transport({self.inner!r}, {self._describe()})"
@@ -110,9 +114,10 @@ class AsyncTransport(AsyncTransportMixin, httpx2.AsyncBaseTransport):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        telemetry: bool = False,
     ) -> None:
         self.inner = transport if transport is not None else httpx2.AsyncHTTPTransport()
-        self._configure(retry, guard, retry_non_idempotent, raise_for_status)
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status, telemetry)
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx2.AsyncTransport({self.inner!r}, {self._describe()})"

@@ -76,6 +76,8 @@ class Adapter(requests.adapters.HTTPAdapter):
         retry_non_idempotent: repeat a POST or PATCH without an Idempotency-Key too.
         raise_for_status: raise `FaultHTTPError` instead of returning the last failed
             response.
+        telemetry: record each fault read on the span current at the request and count
+            it; each resend is an `errconv.resend` event (`errconv.otel`).
         **kwargs: `HTTPAdapter`'s pool settings (`max_retries` must stay 0).
     """
 
@@ -83,6 +85,7 @@ class Adapter(requests.adapters.HTTPAdapter):
     guard: TerminalGuard | None
     retry_non_idempotent: bool
     raise_for_status: bool
+    observer: Any
 
     def __init__(
         self,
@@ -91,12 +94,13 @@ class Adapter(requests.adapters.HTTPAdapter):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        telemetry: bool = False,
         **kwargs: Any,
     ) -> None:
         if kwargs.get("max_retries", 0) not in (0, None):
             raise ValueError("errconv's Adapter is the retry loop: leave max_retries at 0 (urllib3 would retry underneath it)")
         kwargs["max_retries"] = 0
-        configure(self, retry, guard, retry_non_idempotent, raise_for_status)
+        configure(self, retry, guard, retry_non_idempotent, raise_for_status, telemetry)
         super().__init__(**kwargs)
 
     def __repr__(self) -> str:
@@ -112,10 +116,14 @@ class Adapter(requests.adapters.HTTPAdapter):
         if body is None:
             raw = b""
         method = request.method or "GET"
-        attempts = Attempts(self.retry, self.guard, guard_key(method, request.url or "", raw))
+        attempts = Attempts(self.retry, self.guard, guard_key(method, request.url or "", raw), self.observer, request.url)
         replayable = raw is not None and replay_allowed(method, request.headers, self.retry_non_idempotent)
+        slept = None
         while True:
             attempts.start()
+            resend = attempts.resending()
+            if resend is not None:  # requests' instrumentation spans Session.send, above this loop: an event there
+                resend[0].resend(attempts.attempt - 1, slept, resend[1])
             try:
                 response = super().send(request, *args, **kwargs)
             except (requests.exceptions.SSLError, requests.exceptions.ProxyError, requests.exceptions.RetryError):
@@ -128,6 +136,7 @@ class Adapter(requests.adapters.HTTPAdapter):
                     error.add_note(attempts.note())
                     raise
                 attempts.clock.sleep(sleep)
+                slept = sleep
                 continue
             if not is_error_status(response.status_code):
                 return response
@@ -144,6 +153,7 @@ class Adapter(requests.adapters.HTTPAdapter):
                 return response
             response.close()
             attempts.clock.sleep(sleep)
+            slept = sleep
 
 
 def _never_sent(error: Exception) -> bool:

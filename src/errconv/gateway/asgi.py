@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from .._pipeline.edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
 from .._model.errors import DecodeError, FaultError
+from .. import _observe
 from .._extras import needs
+from .._telemetry import telemetry as _telemetry
 from .._model.fault import Fault, Violation
 from .._pipeline.http import to_http
 from ..dialects._responses import HttpResponse
 from .._model.limits import DEFAULT_LIMITS, Limits
-from .._pipeline.negotiate import body_dialect as _body_dialect
+from .._pipeline.negotiate import body_dialect as _body_dialect, negotiate
 from ..codes import Code, NextStep
 
 if TYPE_CHECKING:
@@ -119,7 +121,14 @@ class _Answers:
     """The choices every hook shares: dialects, instance, limits."""
 
     def __init__(
-        self, *, dialect: str, json_dialect: str, request_id_header: str | None, limits: Limits, catalog: Catalog | None = None
+        self,
+        *,
+        dialect: str,
+        json_dialect: str,
+        request_id_header: str | None,
+        limits: Limits,
+        catalog: Catalog | None = None,
+        telemetry: bool = False,
     ) -> None:
         _body_dialect(dialect)  # refused now, at startup, not on the first failing request
         _body_dialect(json_dialect)
@@ -128,6 +137,7 @@ class _Answers:
         self.json_dialect = json_dialect
         self.request_id = request_id_header.lower().encode("latin-1") if request_id_header else None
         self.limits = limits
+        self.observer = _telemetry(telemetry)
 
     def instance(self, scope: Scope, request_id: str | None) -> str | None:
         """The occurrence: the request id when configured and sent, else the request path
@@ -160,7 +170,7 @@ class _Answers:
                 accept = bytes(value).decode("latin-1")
             elif key == self.request_id and request_id is None:
                 request_id = bytes(value).decode("latin-1")
-        return to_http(
+        response = to_http(
             fault,
             self.dialect,
             accept=accept or "",  # "" is any: still negotiated, so Vary: Accept goes out
@@ -168,6 +178,12 @@ class _Answers:
             instance=self.instance(scope, request_id),
             limits=self.limits,
         )
+        observer = _observe.observer(self.observer)
+        if observer is not None:  # telemetry: the fault written, on the request's server span
+            written = negotiate(accept or "", self.dialect, self.json_dialect).dialect.name
+            route = getattr(scope.get("route"), "path", None)  # the template Starlette's router matched
+            observer.fault(fault, "server", written, status=response.status, where=("http.route", route) if isinstance(route, str) else None)
+        return response
 
 
 async def _send_response(send: Send, response: HttpResponse, scope: Scope, extra: Iterable[tuple[str, str]] = ()) -> None:
@@ -213,7 +229,8 @@ class ProblemMiddleware:
     re-raised, so the server closes the connection and the client sees a broken
     response, not a second one. Lifespan and WebSocket scopes pass through untouched.
     Not `BaseHTTPMiddleware`: streaming, background tasks and contextvars behave as
-    they do without it.
+    they do without it. `telemetry=True` records every fault it answers on the request's
+    span and counts it (`errconv.otel`, which needs the `otel` extra).
     """
 
     def __init__(
@@ -226,11 +243,13 @@ class ProblemMiddleware:
         request_id_header: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         catalog: Catalog | None = None,
+        telemetry: bool = False,
     ) -> None:
         self.app = app
         self.catch_all = catch_all
         self._answers = _Answers(
-            dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog
+            dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog,
+            telemetry=telemetry,
         )
 
     def _handles(self, exc: BaseException) -> bool:

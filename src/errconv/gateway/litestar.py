@@ -30,7 +30,8 @@ class LitestarPlugin:
     the first one's key; gRPC errors and httpx/requests status errors when installed;
     with `catch_all`, every other exception as 500 INTERNAL. Litestar has no
     ServerErrorMiddleware: these handlers are the last word. `catalog=`: only the
-    catalog's codes (as `ProblemMiddleware`).
+    catalog's codes (as `ProblemMiddleware`). `telemetry=True`: each answer recorded
+    (`errconv.otel`).
     """
 
     def __init__(
@@ -42,10 +43,11 @@ class LitestarPlugin:
         request_id_header: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         catalog: Catalog | None = None,
+        telemetry: bool = False,
     ) -> None:
         self.catch_all = catch_all
         self.limits = limits
-        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog)
+        self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog, telemetry=telemetry)
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         """Add the handlers to the app's configuration (Litestar calls this once)."""

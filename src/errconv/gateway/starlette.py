@@ -34,6 +34,7 @@ def install(
     request_id_header: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
     catalog: Catalog | None = None,
+    telemetry: bool = False,
 ) -> None:
     """Register errconv's exception handlers on a Starlette or FastAPI app.
 
@@ -46,7 +47,7 @@ def install(
     an `Exception` handler answers 500 INTERNAL; Starlette lifts that one into
     ServerErrorMiddleware, outside all user middleware, which re-raises after it
     answered so the server logs the traceback. `catalog=`: only the catalog's codes
-    (as `ProblemMiddleware`).
+    (as `ProblemMiddleware`). `telemetry=True`: each answer recorded (`errconv.otel`).
     """
     with needs("starlette", "errconv.gateway.install"):
         from starlette.exceptions import HTTPException
@@ -54,7 +55,7 @@ def install(
         from starlette.responses import Response
         from starlette.websockets import WebSocket
 
-    answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog)
+    answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog, telemetry=telemetry)
 
     async def answer(conn: HTTPConnection, fault: Fault, extra: list[tuple[str, str]]) -> _Answer | None:
         if isinstance(conn, WebSocket):  # no HTTP response to write: close with the code that says the move

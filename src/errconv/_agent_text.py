@@ -366,16 +366,27 @@ def _quote(value: Any) -> str:
     )
 
 
+# A move read from a signal the service sends to say when or whether to repeat a call (a
+# Retry-After or rate-limit header, x-should-retry, RetryInfo, a pushback, Kubernetes'
+# retryAfterSeconds) is stated: the service said it. Header names have a dash; gRPC code
+# names, "HTTP 422" and words do not.
+_RETRY_SIGNAL = re.compile(
+    r"inferred from (?:RetryInfo|RateLimit|details\.retryAfterSeconds|Twirp meta retryable: false"
+    r"|[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+(?:: (?:true|false|-?\d+))?)"
+)
+
+
 def _move_basis(fault: Fault) -> str:
-    """How the fault's move came to be: `stated` (the service said it, or an application
-    built the fault), `inferred` (errconv read it from the status, a code or the words),
+    """How the fault's move came to be: `stated` (the service said it, in its body or in a
+    retry signal, or an application built the fault), `inferred` (errconv read it from
+    the status, a code or the words),
     or `assumed` (it rests on a status errconv assumed because nothing stated one).
 
     Computed from `fault.origin` as decoders write it today (`origin.next_step` is
     `stated` or `inferred from ...`; a status nothing stated leaves a note `... assumed`).
     """
     origin = fault.origin
-    if origin is None or origin.stated:
+    if origin is None or origin.stated or _RETRY_SIGNAL.fullmatch(origin.next_step):
         return "stated"
     # A move from the status ladder rests on the status; one from a code, a header or the
     # words does not.

@@ -282,6 +282,10 @@ def test_the_move_says_when_errconv_inferred_or_assumed_it() -> None:
     assert _move_basis(stated) == "stated"
     assert _move_basis(Fault.build(status=409, code="conflict", next_step="give_up")) == "stated"
     assert errconv.agent_message(stated).startswith("next_step: wait. The tool call failed (HTTP 429, code `rate_limited`).")
+    # A retry signal the service sent states the move too: Retry-After, x-should-retry, RetryInfo.
+    assert _move_basis(errconv.from_http(503, [("Retry-After", "30")], b"")) == "stated"
+    assert _move_basis(errconv.from_http(500, [("x-should-retry", "true")], b"")) == "stated"
+    assert _move_basis(errconv.from_http(503, [("x-should-retry", "false")], b"")) == "stated"
     # Inferred: from the status, a code, the words, or an exception's type.
     inferred = errconv.from_http(503, [], b"")
     assert _move_basis(inferred) == "inferred"

@@ -61,6 +61,21 @@ def _hostile_error(content_type: str = "application/problem+json") -> httpx.HTTP
     raise AssertionError("no error")
 
 
+def _transport_error() -> Exception:
+    # errconv's own client transport: its FaultHTTPStatusError carries the fault it read.
+    from errconv.clients.httpx import Transport
+
+    def api(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(401, json=BODY, headers={"Content-Type": "application/problem+json"})
+
+    with httpx.Client(transport=Transport(httpx.MockTransport(api), raise_for_status=True)) as client:
+        try:
+            client.post("https://api.example.com/v1/transfers", headers={"X-Api-Key": ECHOED_KEY}, json=ARGS)
+        except errconv.FaultError as exc:
+            return exc
+    raise AssertionError("no error")
+
+
 def _no_leak(anything: object) -> None:
     text = anything if isinstance(anything, str) else json.dumps(anything, default=repr)
     for secret in LEAKS:
@@ -69,13 +84,15 @@ def _no_leak(anything: object) -> None:
 
 def _raisers() -> dict[str, Any]:
     """Every way a tool's failure reaches an adapter: the client's exception, a FaultError
-    of a fault the application decoded itself, and a fault handed over as it is."""
+    of a fault the application decoded itself, errconv's own transport's error, and a
+    fault handed over as it is."""
     decoded = errconv.from_http(401, [("content-type", "application/problem+json")], json.dumps(BODY).encode())
     assert decoded.extensions.get("client_secret") == SECRETS["client_secret"]  # the fault itself carries them
     return {
         "httpx": _hostile_error,
         "httpx-json": lambda: _hostile_error("application/json"),
         "fault-error": lambda: errconv.FaultError(decoded),
+        "errconv-transport": _transport_error,
         "fault": lambda: decoded,
     }
 

@@ -356,14 +356,18 @@ def _escaped(char: str) -> str:
     return f"\\u{code:04x}"
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _escape_risky(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return _escaped(char) if char in _LOOKALIKE or unicodedata.category(char) in _ESCAPED_CATEGORIES else char
+
+
 def _quote(value: Any) -> str:
     """`value` as compact JSON, its look-alike and invisible characters escaped."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    if text.isascii():
-        return text
-    return "".join(
-        _escaped(c) if c in _LOOKALIKE or (not c.isascii() and unicodedata.category(c) in _ESCAPED_CATEGORIES) else c for c in text
-    )
+    return text if text.isascii() else _NON_ASCII.sub(_escape_risky, text)
 
 
 # A move read from a signal the service sends to say when or whether to repeat a call (a

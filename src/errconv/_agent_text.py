@@ -429,8 +429,8 @@ def agent_message(fault: Fault) -> str:
     >>> errconv.agent_message(fault)
     'next_step: wait. The tool call failed (HTTP 429, code `rate_limited`). Wait 30 seconds, then the identical call may be repeated.'
     """
-    step = fault.next_step
-    if step is None:  # a fault made by hand without one: errconv's own ladder decides
+    step = _step(fault.next_step)
+    if step is None:  # a fault made by hand without one (or with no move's word): errconv's own ladder decides
         step, _ = infer_next_step(fault.grpc_code, fault.status, param=fault.param)
         if step == NextStep.FIX_REQUEST and not fault.param:
             step = NextStep.GIVE_UP
@@ -463,6 +463,14 @@ def agent_message(fault: Fault) -> str:
     text = first if shown == wanted else _statement(fault, step, names, span, synthetic, shown)
     quoted = span.text()
     return f"{text} {label}{quoted}" if quoted else text
+
+
+def _step(value: object) -> NextStep | None:
+    """The fault's move as a NextStep (`Fault.replace` keeps a plain word as given), or None."""
+    try:
+        return NextStep(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _statement(fault: Fault, step: NextStep, names: dict[str, str], span: _Span, synthetic: bool, shown: dict[str, int]) -> str:

@@ -136,7 +136,7 @@ def leaked(text: str) -> list[str]:
 def expected_step(fault: Fault) -> str:
     """The move agent_message states for `fault` (errconv's ladder where the fault has none)."""
     step = fault.next_step
-    if step is None:
+    if step not in set(NextStep):  # none, or a word that is no move (Fault.replace keeps it)
         step, _ = infer_next_step(fault.grpc_code, fault.status, param=fault.param)
         if step == NextStep.FIX_REQUEST and not fault.param:
             step = NextStep.GIVE_UP
@@ -764,7 +764,7 @@ def model_faults(draw: Any) -> tuple[Fault, tuple[str, ...]]:
     text = model_text()
     maybe = st.one_of(st.none(), text)
     status = draw(st.sampled_from((400, 401, 402, 403, 404, 409, 422, 429, 500, 503)))
-    step = draw(st.sampled_from((None, NextStep.FIX_REQUEST, NextStep.WAIT, NextStep.GIVE_UP)))
+    step = draw(st.sampled_from((None, NextStep.FIX_REQUEST, NextStep.WAIT, NextStep.GIVE_UP, "give_up", "bogus")))
     violations = tuple(
         errconv.Violation(field=draw(text), description=draw(text), reason=draw(maybe)) for _ in range(draw(st.sampled_from((0, 1, 3, 6, 200))))
     )
@@ -777,7 +777,7 @@ def model_faults(draw: Any) -> tuple[Fault, tuple[str, ...]]:
         grpc_code=errconv.codes.code_for_http(status),
         code=draw(maybe), domain=draw(maybe), title=draw(maybe), detail=draw(maybe), type=draw(maybe), instance=draw(maybe),
         next_step=step,
-        retry_after_seconds=draw(st.sampled_from((None, 0, 1, 30, 10**12))) if step == NextStep.WAIT else None,
+        retry_after_seconds=draw(st.sampled_from((None, 0, 1, 30, 10**12))) if step in (NextStep.WAIT, "bogus") else None,
         param=draw(maybe),
         violations=violations,
         alternatives=tuple(draw(alternative) for _ in range(draw(st.integers(0, 3)))),

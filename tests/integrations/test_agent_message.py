@@ -176,6 +176,13 @@ def test_text_stays_short_however_long_the_fault() -> None:
     assert "\n" not in errconv.agent_message(Fault.build(status=500, next_step="give_up", detail="a\nb\r\n\x00c"))
 
 
+def test_a_move_given_as_a_plain_word_is_read_as_the_move() -> None:
+    # Fault.replace keeps a word as given; a word that is no move gets the ladder's.
+    fault = Fault.build(status=429, next_step="wait", retry_after_seconds=3)
+    assert errconv.agent_message(fault.replace(next_step="give_up")).startswith("next_step: give_up.")
+    assert errconv.agent_message(fault.replace(next_step="bogus")).startswith("next_step: wait.")
+
+
 def test_a_fault_without_a_next_step_gets_the_ladders() -> None:
     assert "next_step: wait" in errconv.agent_message(Fault(status=503, grpc_code=14))
     assert "next_step: give_up" in errconv.agent_message(Fault(status=400, grpc_code=3))  # no param to name

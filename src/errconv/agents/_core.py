@@ -30,7 +30,7 @@ from typing import Any
 
 import errconv
 from errconv import Fault, NextStep
-from errconv._agent_text import _credential_named, _data, _said, scrub
+from errconv._agent_text import _credential_named, _data, _said, _step, scrub
 from errconv._model.fault import MAX_ALTERNATIVES, Violation
 from errconv.details import RequestInfo
 from errconv.retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
@@ -238,7 +238,7 @@ def _bounded(fault: Fault, names: tuple[str, ...]) -> Fault:
         detail=text(fault.detail, _DETAIL_MAX),
         type=text(fault.type, _TYPE_MAX),
         instance=text(fault.instance, _TYPE_MAX) if "instance" in names else None,
-        next_step=fault.next_step,
+        next_step=_step(fault.next_step),
         retry_after_seconds=fault.retry_after_seconds,
         param=text(fault.param, _NAME_MAX),
         violations=violations,

@@ -58,6 +58,7 @@ SURFACES: dict[str, tuple[Any, Any]] = {
     "agents": (st.tuples(tsf.hostile_exceptions(), tsf.tool_arguments(), st.sampled_from((0.0, 1.0, 29.0, 86_400.0))), tsf.check_agents),
     "call_key": (st.tuples(tsf.tool_arguments()), tsf.check_call_key),
     "mcp": (st.tuples(tsf.hostile_exceptions(), tsf.tool_arguments()), tsf.check_mcp_wrap),
+    "model_text": (tsf.model_faults(), tsf.check_model_faults),
     "clients_core": (st.tuples(st.lists(tsf.client_responses(), min_size=1, max_size=4), tsf.policies()), tsf.check_client_core),
     "clients_transport": (
         st.tuples(st.lists(tsf.client_responses(), min_size=1, max_size=4), tsf.policies(), st.booleans()),

@@ -219,5 +219,10 @@ def test_problem_json_redacts_credentials_a_body_echoes() -> None:
     structured = problem_json(fault)
     leak(structured)
     assert structured["code"] == "invalid_key" and structured["status"] == 401
-    assert structured["notes"][0] == "line one\n  line two"  # untouched where there is no secret
     assert "[redacted]" in structured["detail"]
+    # The service's extension members, and the instance URI, are not carried unless named.
+    assert "notes" not in structured and "instance" not in structured
+    carried = problem_json(fault, carry=("notes", "instance"))
+    leak(carried)
+    assert carried["notes"] == ["line one line two", {"authorization": "[redacted]"}]  # control runs become one space
+    assert carried["instance"] == "https://api.example.com/v1/charges?[redacted]"

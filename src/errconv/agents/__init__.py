@@ -24,11 +24,17 @@ refused until its delay has passed; the model then reads a result that says so.
 `ToolGuard` is that guard (an `errconv.retry.TerminalGuard` that also remembers waits);
 pass one to several `wrap`s to share it, or `guard=False` to turn it off.
 
+What a model receives as structure (MCP `structuredContent` and `_meta`, LlamaIndex's
+`raw_output`, CrewAI's `details`) is built by allow-list from errconv's own fields, never
+by copying the service's extension members: `carry("name", ...)` opts more members in,
+by name. Every string in it is scrubbed of credentials, whatever built the fault, and the
+whole is at most `STRUCTURED_MAX_BYTES` (4 KiB) of JSON.
+
 Importing this package imports no framework; each module imports its framework when
 it is used, and raises ImportError naming the extra to install when it is missing
 (`pip install 'errconv[mcp]'`).
 """
 
-from ._core import Outcome, ToolGuard, WaitRefused, call_key, outcome
+from ._core import STRUCTURED_MAX_BYTES, Outcome, ToolGuard, WaitRefused, call_key, carry, outcome
 
-__all__ = ["Outcome", "ToolGuard", "WaitRefused", "call_key", "outcome"]
+__all__ = ["STRUCTURED_MAX_BYTES", "Outcome", "ToolGuard", "WaitRefused", "call_key", "carry", "outcome"]

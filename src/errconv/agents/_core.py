@@ -23,7 +23,7 @@ import inspect
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -31,16 +31,21 @@ from typing import Any
 import errconv
 from errconv import Fault, NextStep
 from errconv import _observe
-from errconv._agent_text import redact
+from errconv._agent_text import _credential_named, _data, _said, _step, redact, scrub
+from errconv._model.fault import MAX_ALTERNATIVES, Violation
 from errconv._telemetry import telemetry as _telemetry
+from errconv.details import RequestInfo
 from errconv.retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
     "Boundary",
     "Outcome",
     "ToolGuard",
+    "STRUCTURED_FIELDS",
+    "STRUCTURED_MAX_BYTES",
     "WaitRefused",
     "call_key",
+    "carry",
     "guarded",
     "outcome",
     "problem_json",
@@ -48,6 +53,7 @@ __all__ = [
     "require",
     "resolve_guard",
     "safe_code",
+    "structured_size",
 ]
 
 
@@ -123,41 +129,176 @@ def safe_code(fault: Fault) -> str | None:
     """The fault's code where it is a short identifier, for fields a framework shows verbatim.
 
     A code is a machine identifier (`card_declined`, `RATE_LIMITED`, `"50035"`); one that
-    is prose or long is left out rather than passed on unredacted.
+    is prose, long, or that the redaction would touch (a key in the code slot) is left out.
     """
     code = fault.code
-    return code if isinstance(code, str) and _CODE.fullmatch(code) else None
+    return code if isinstance(code, str) and _CODE.fullmatch(code) and scrub(code) == code else None
 
 
+# --------------------------------------------------------------------------- structured output
+
+STRUCTURED_MAX_BYTES = 4096
+"""The most bytes a failure's structured output (`problem_json`) takes, as compact UTF-8 JSON.
+
+Enough for every field errconv fills at its cap in ASCII (about 3.6 KB); text in wider
+characters, and members carried by name, give way to the bound (see `problem_json`)."""
+
+STRUCTURED_FIELDS = (
+    "type", "title", "status", "detail", "code", "next_step", "retry_after_seconds", "param", "violations",
+    "alternatives", "alternatives_truncated", "blocked_by", "unblock_with", "request_id",
+)  # fmt: skip
+"""errconv's own fields, the only ones structured output is built from unless more are carried by name."""
+
+# Each slot's cap, in characters, after the text is scrubbed (see errconv._agent_text._said).
+_TYPE_MAX = 200
+_TITLE_MAX = 120
+_DETAIL_MAX = 480
+_NAME_MAX = 64  # code, param, blocked_by, unblock_with, a violation's field and reason, the request id
+_DESCRIPTION_MAX = 120
+_VALUE_MAX = 240  # one alternative, one carried member, as JSON
+_VIOLATIONS_MAX = 5
+# Members of the problem object errconv writes itself: not names to carry.
+_OWN_MEMBERS = frozenset((*STRUCTURED_FIELDS, "instance", "grpc_code", "errors", "details", "metadata", "domain"))
+_CARRIABLE_FIELDS = ("domain", "instance")  # errconv's fields outside the default set, by name
+_NAME = re.compile(r"[A-Za-z_$@][A-Za-z0-9_.$@-]{0,63}")
+
+_carried: tuple[str, ...] = ()
 _MARK = "[redacted]"
-# A structured string longer than this is cut (and redacted) rather than passed on whole:
-# the redaction reads a bounded prefix, and a model's context is no place for a page.
-_STRING_MAX = 2000
 
 
-def _scrubbed(value: Any) -> Any:
-    if isinstance(value, str):
-        if len(value) > _STRING_MAX:
-            return redact(value, _STRING_MAX)
-        cleaned = redact(value)
-        # Only where a credential was found: otherwise the string stays as the service wrote it.
-        return cleaned if cleaned.count(_MARK) > value.count(_MARK) else value
-    if isinstance(value, dict):
-        return {key: _scrubbed(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_scrubbed(item) for item in value]
-    return value
+def _carry_names(names: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(names, str):
+        raise TypeError("carry takes member names, e.g. carry=(\"balance\",), not one string")
+    out: list[str] = []
+    for name in names:
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise ValueError(f"a member to carry is named by an identifier (at most 64 characters), not {name!r}")
+        if name in _OWN_MEMBERS and name not in _CARRIABLE_FIELDS:
+            raise ValueError(f"{name!r} is one of errconv's own members: it is in the structured output already, or never")
+        if name not in out:
+            out.append(name)
+    return tuple(out)
 
 
-def problem_json(fault: Fault) -> dict[str, Any]:
+def carry(*names: str) -> tuple[str, ...]:
+    """Carry more members in every adapter's structured output from now on, by name.
+
+    By default the structure a model receives (MCP `structuredContent`, LlamaIndex's
+    `raw_output`, CrewAI's `details`) holds errconv's own fields only
+    (`STRUCTURED_FIELDS`), never the service's extension members. `carry("balance",
+    "documentation_url")` adds those extension members when a fault has them (and
+    `"domain"`, `"instance"` add those fields of errconv's), each scrubbed and cut to
+    240 characters of JSON, within `STRUCTURED_MAX_BYTES`. A member named like a
+    credential is redacted whatever you carry. `carry()` goes back to the default.
+    Returns the names now carried. `problem_json(fault, carry=...)` overrides it for one call.
+
+    >>> carry("balance")
+    ('balance',)
+    >>> carry()
+    ()
+    """
+    global _carried
+    _carried = _carry_names(names)
+    return _carried
+
+
+def _request_id(fault: Fault) -> str | None:
+    for detail in fault.details:
+        request_id = getattr(detail, "request_id", None)
+        if isinstance(request_id, str) and request_id:
+            return request_id
+    return None
+
+
+def _bounded(fault: Fault, names: tuple[str, ...]) -> Fault:
+    """A Fault of errconv's own fields (and the carried ones), each scrubbed and cut to its cap."""
+
+    def text(value: str | None, limit: int) -> str | None:
+        return (_said(value, limit) or None) if value else None
+
+    violations = tuple(
+        Violation(
+            field=_said(v.field, _NAME_MAX),
+            description=_said(v.description, _DESCRIPTION_MAX) if v.description else "",
+            reason=text(v.reason, _NAME_MAX),
+        )
+        for v in fault.violations[:_VIOLATIONS_MAX]
+    )
+    request_id = text(_request_id(fault), _NAME_MAX)
+    extensions: dict[str, Any] = {}
+    for name in names:
+        if name in _CARRIABLE_FIELDS:
+            continue
+        if name in fault.extensions:
+            extensions[name] = _MARK if _credential_named(name) else _data(fault.extensions[name], _VALUE_MAX)
+    return Fault(
+        status=fault.status,
+        grpc_code=fault.grpc_code,
+        code=text(fault.code, _NAME_MAX),
+        domain=text(fault.domain, _NAME_MAX) if "domain" in names else None,
+        title=text(fault.title, _TITLE_MAX),
+        detail=text(fault.detail, _DETAIL_MAX),
+        type=text(fault.type, _TYPE_MAX),
+        instance=text(fault.instance, _TYPE_MAX) if "instance" in names else None,
+        next_step=_step(fault.next_step),
+        retry_after_seconds=fault.retry_after_seconds,
+        param=text(fault.param, _NAME_MAX),
+        violations=violations,
+        alternatives=tuple(_data(a, _VALUE_MAX) for a in fault.alternatives[:MAX_ALTERNATIVES]),
+        alternatives_truncated=fault.alternatives_truncated or len(fault.alternatives) > MAX_ALTERNATIVES,
+        blocked_by=text(fault.blocked_by, _NAME_MAX),
+        unblock_with=text(fault.unblock_with, _NAME_MAX),
+        details=(RequestInfo(request_id=request_id),) if request_id else (),
+        extensions=extensions,
+    )
+
+
+def _smaller(fault: Fault) -> Fault | None:
+    """`fault` with the least needed of its parts dropped or halved; None when nothing is left to give."""
+    if fault.extensions:
+        last = list(fault.extensions)[-1]
+        return fault.replace(extensions={k: v for k, v in fault.extensions.items() if k != last})
+    if fault.alternatives:
+        return fault.replace(alternatives=fault.alternatives[:-1], alternatives_truncated=True)
+    if len(fault.violations) > 1:
+        return fault.replace(violations=fault.violations[:-1])
+    for name in ("detail", "title", "type", "instance", "domain"):
+        value = getattr(fault, name)
+        if value:
+            return fault.replace(**{name: value[: len(value) // 2 - 1] + "…" if len(value) > 16 else None})
+    if fault.violations:
+        return fault.replace(violations=())
+    return None
+
+
+def structured_size(value: Any) -> int:
+    """The bytes of `value` as compact UTF-8 JSON: what `STRUCTURED_MAX_BYTES` bounds."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+
+
+def problem_json(fault: Fault, *, carry: Iterable[str] | None = None) -> dict[str, Any]:
     """The fault as RFC 9457 problem JSON (parsed), for a structured field a model may read.
 
-    Credentials in its strings are redacted as `errconv.agent_message` redacts its text
-    (a body can echo a key, a URL can carry one in its query string).
+    Built by allow-list: errconv's own fields (`STRUCTURED_FIELDS`: type, title,
+    status, detail, code, next_step, retry_after_seconds, param, violations with their
+    field, reason and description, alternatives, blocked_by, unblock_with and the
+    request id), never the service's extension members or metadata; `carry` names
+    more (default: what `errconv.agents.carry` set). Whatever built the fault (a
+    decoder, `from_exception`, a `FaultError`, an application), every string is
+    scrubbed of credentials before it is cut to its slot's cap, and a member named like
+    a credential is redacted whatever its value. At most `STRUCTURED_MAX_BYTES` bytes of
+    compact JSON: where wide characters or carried members would pass that, what matters
+    least gives way first (carried members, alternatives, violations past the first,
+    then the detail and title are halved). errconv's `problem` dialect reads it back.
     """
-    value = json.loads(errconv.encode(fault, "problem"))
-    scrubbed: dict[str, Any] = _scrubbed(value)
-    return scrubbed
+    names = _carried if carry is None else _carry_names(carry)
+    bounded: Fault | None = _bounded(fault, names)
+    while bounded is not None:
+        value: dict[str, Any] = json.loads(errconv.encode(bounded, "problem"))
+        if structured_size(value) <= STRUCTURED_MAX_BYTES:
+            return value
+        bounded = _smaller(bounded)
+    raise AssertionError("unreachable: the fields without text fit the bound")  # pragma: no cover
 
 
 # --------------------------------------------------------------------------- the guard

@@ -7,7 +7,8 @@ and applies its `tool_failure_policy`. Here:
 
 - `tool_failure(exc_or_fault)`: that `ToolFailure`, its message `errconv.agent_message`,
   `code` the fault's code, `retryable` true only for a wait, and in `details` the move
-  (`next_step`, `retry_after_seconds`, `param`) and the fault as problem JSON; where
+  (`next_step`, `retry_after_seconds`, `param`) and the fault as problem JSON (errconv's
+  own fields only, scrubbed, at most 4 KiB: see `errconv.agents._core.problem_json`); where
   the installed CrewAI has no `ToolFailure`, the text;
 - `wrap`: a decorator for a tool function (sync or async), under CrewAI's `@tool`,
   that returns that failure instead of raising, with the harness guard on by default:
@@ -52,24 +53,32 @@ def _failure_class() -> Any:
     return failure
 
 
+def _details(result: Outcome) -> dict[str, Any]:
+    """The `details` of the ToolFailure: the move, and the fault as problem JSON, both
+    from errconv's own fields, scrubbed and bounded (`problem_json`)."""
+    fault = result.fault
+    problem = problem_json(fault)
+    details: dict[str, Any] = {"next_step": str(fault.next_step or NextStep.GIVE_UP)}
+    if fault.retry_after_seconds is not None:
+        details["retry_after_seconds"] = fault.retry_after_seconds
+    if "param" in problem:
+        details["param"] = problem["param"]
+    if result.refused:
+        details["refused"] = True
+    details["problem"] = problem
+    return details
+
+
 def _failure(result: Outcome) -> Any:
     cls = _failure_class()
     if cls is None:
         return result.text
     fault = result.fault
-    details: dict[str, Any] = {"next_step": str(fault.next_step or NextStep.GIVE_UP)}
-    if fault.retry_after_seconds is not None:
-        details["retry_after_seconds"] = fault.retry_after_seconds
-    if fault.param is not None:
-        details["param"] = fault.param
-    if result.refused:
-        details["refused"] = True
-    details["problem"] = problem_json(fault)
     return cls(
         message=result.text,
         code=safe_code(fault),
         retryable=fault.next_step == NextStep.WAIT,
-        details=details,
+        details=_details(result),
     )
 
 

@@ -5,7 +5,8 @@ LlamaIndex's agents call a tool and, when it raises, give the model
 (a URL with its key, a password) and no move. Here:
 
 - `tool_output(exc_or_fault, tool_name)`: the `ToolOutput(is_error=True)` whose
-  content is `errconv.agent_message` (its `raw_output` is the fault as problem JSON);
+  content is `errconv.agent_message` (its `raw_output` is the fault as problem JSON of
+  errconv's own fields, scrubbed and at most 4 KiB: `errconv.agents._core.problem_json`);
 - `wrap(fn, **from_defaults)`: a `FunctionTool` for a tool function (sync or async)
   whose `call`/`acall` return that output instead of raising, with the harness guard
   on by default: an identical call that ended give_up, or a wait whose delay has not

@@ -5,10 +5,12 @@ The SDK turns a raising tool into `CallToolResult(isError=True)` whose only cont
 machine-readable, no next move. Here a failure becomes:
 
 - `content`: one text block, `errconv.agent_message` (the move, credentials redacted);
-- `structuredContent`: the fault as RFC 9457 problem JSON (`errconv.encode(fault,
-  "problem")`), so errconv's `mcp` dialect, and any client that reads problem JSON,
-  reads it back: `errconv.decode(result_json)` gives the same next step, delay and
-  parameter;
+- `structuredContent`: the fault as RFC 9457 problem JSON built by allow-list
+  (`errconv.agents._core.problem_json`: errconv's own fields, never the service's
+  extension members unless carried by name with `errconv.agents.carry`; every string
+  scrubbed of credentials; at most 4 KiB), so errconv's `mcp` dialect, and any client
+  that reads problem JSON, reads it back: `errconv.decode(result_json)` gives the same
+  next step, delay and parameter;
 - `_meta["io.modelcontextprotocol/toolFailure"]`: the move in the shape of the draft
   SEP-3313 (modelcontextprotocol PRs #3312/#3313, open): `class` (`reliability` for a
   wait, `capability` for fix_request and give_up, `governance` for 401/403), `code`
@@ -38,7 +40,9 @@ from typing import Any, TypeVar, cast, overload
 import errconv
 from errconv import Fault, NextStep
 
-from ._core import Outcome, ToolGuard, guarded, outcome, problem_json, require, safe_code
+from errconv._agent_text import _identifier
+
+from ._core import Outcome, ToolGuard, _request_id, guarded, outcome, problem_json, require, safe_code
 
 __all__ = ["TOOL_FAILURE_META", "tool_failure", "tool_result", "wrap"]
 
@@ -46,6 +50,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 TOOL_FAILURE_META = "io.modelcontextprotocol/toolFailure"
 """The `_meta` key of the draft SEP-3313 tool-failure classification."""
+
+_CENTURY = 100 * 365 * 86_400
 
 # The SEP's baseline codes, for a fault that carries no code of its own.
 _BASELINE = {401: "auth_required", 403: "permission_denied", 404: "resource_not_found"}
@@ -55,16 +61,14 @@ def _mcp() -> Any:
     return require("mcp.types", package="the MCP Python SDK (mcp)", extra="mcp")
 
 
-def _request_id(fault: Fault) -> str | None:
-    for detail in fault.details:
-        request_id = getattr(detail, "request_id", None)
-        if isinstance(request_id, str) and request_id:
-            return request_id
-    return None
-
-
 def tool_failure(fault: Fault, *, now: float | None = None, guidance: str | None = None) -> dict[str, Any]:
-    """The draft `toolFailure` object (SEP-3313) for `fault`; `now` is Unix time in seconds."""
+    """The draft `toolFailure` object (SEP-3313) for `fault`; `now` is Unix time in seconds.
+
+    Built from errconv's own fields only: the class and `retryable` from the move, `code`
+    where it is a short identifier the redaction leaves alone (else the SEP's baseline),
+    `retryNotBefore` from the delay, the request id where it is a plain identifier (else
+    a fresh UUID), and `agentGuidance` (`errconv.agent_message`, or `guidance`).
+    """
     step = fault.next_step
     if step == NextStep.WAIT:
         cls = "reliability"
@@ -83,15 +87,18 @@ def tool_failure(fault: Fault, *, now: float | None = None, guidance: str | None
     failure: dict[str, Any] = {"class": cls, "code": code, "retryable": step == NextStep.WAIT}
     if step == NextStep.WAIT and fault.retry_after_seconds is not None:
         at = time.time() if now is None else now
-        failure["retryNotBefore"] = int((at + fault.retry_after_seconds) * 1000)
-    failure["correlationId"] = _request_id(fault) or uuid.uuid4().hex
+        # A delay past any date (a hostile Retry-After) is capped at a century, not an overflow.
+        failure["retryNotBefore"] = int((at + min(fault.retry_after_seconds, _CENTURY)) * 1000)
+    # The response's request id where it is a plain identifier the redaction leaves alone.
+    request_id = _request_id(fault)
+    failure["correlationId"] = (_identifier(request_id) if request_id else None) or uuid.uuid4().hex
     failure["agentGuidance"] = guidance if guidance is not None else errconv.agent_message(fault)
     return failure
 
 
 def _result(result: Outcome) -> Any:
     types = _mcp()
-    structured = problem_json(result.fault)
+    structured = problem_json(result.fault)  # errconv's fields only, scrubbed, at most STRUCTURED_MAX_BYTES
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=result.text)],
         structured_content=structured,

@@ -31,7 +31,7 @@ from typing import Any
 import errconv
 from errconv import Fault, NextStep
 from errconv import _observe
-from errconv._agent_text import _credential_named, _data, _said, _step, redact, scrub
+from errconv._agent_text import _credential_named, _data, _said, _step, scrub
 from errconv._model.fault import MAX_ALTERNATIVES, Violation
 from errconv._telemetry import telemetry as _telemetry
 from errconv.details import RequestInfo

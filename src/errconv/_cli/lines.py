@@ -1,5 +1,15 @@
 """`errconv convert --lines`: JSON Lines in, one converted body per line out.
 
+Exactly one output line per input line, always: output line N is input line N's body or,
+for a line that cannot be converted (blank, truncated, not JSON, binary, over the size
+limit, or losing fields under --strict), an error line, one compact JSON object
+
+    {"errconv_error":"line 3: the input is not valid JSON: Input data was truncated","line":3}
+
+whose `errconv_error` is the message stderr shows for it (no dialect writes that key, and
+base64 has no `{`, so an error line is never a body). The failures are still counted:
+stderr names each, and the exit status is 1.
+
 Each line goes through the batch API's core (`_batch.Core`): a line seen before is not
 read again, and what the target cannot carry is measured once per shape of fault.
 
@@ -10,6 +20,7 @@ process would and written back in the order read.
 from __future__ import annotations
 
 import base64
+import json
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -20,7 +31,7 @@ from .._model.errors import ErrconvError
 from .._model.fault import Fault
 from .._model.limits import DEFAULT_LIMITS
 
-__all__ = ["Converter", "convert_lines", "numbered"]
+__all__ = ["Converter", "convert_lines", "error_line", "numbered"]
 
 # --------------------------------------------------------------------------- the loop
 
@@ -56,21 +67,31 @@ class Converter:
         failed = 0
         mine: dict[str, list[int]] = {}
         for number, line in enumerate(lines, first):
+            # Every failure writes its error line, so output line N stays input line N.
             if line is None:
-                said.append(f"line {number}: over {DEFAULT_LIMITS.max_bytes} bytes, the most errconv reads as one error")
+                message = f"line {number}: over {DEFAULT_LIMITS.max_bytes} bytes, the most errconv reads as one error"
+                said.append(message)
+                out.append(error_line(number, message))
                 failed += 1
                 continue
             line = line.rstrip(b"\r\n")
             if not line.strip():
-                continue  # blank lines separate nothing in JSON Lines; pass over them
+                message = f"line {number}: a blank line, no error body"
+                said.append(message)
+                out.append(error_line(number, message))
+                failed += 1
+                continue
             try:
                 _, _, body, lost = one(line, status, f"line {number}")
                 if lost and strict:
-                    said.append(f"line {number}: {to} cannot carry: {', '.join(lost)}")
+                    message = f"line {number}: {to} cannot carry: {', '.join(lost)}"
+                    said.append(message)
+                    out.append(error_line(number, message))
                     failed += 1
                     continue
             except ErrconvError as exc:
                 said.append(str(exc))
+                out.append(error_line(number, str(exc)))
                 failed += 1
                 continue
             for name in lost:
@@ -104,6 +125,14 @@ class Converter:
             f"{self.to} cannot carry {name}; dropped on {count} line{'s' if count > 1 else ''} (first: line {first})"
             for name, (count, first) in self.dropped.items()
         ]
+
+
+def error_line(number: int, message: str) -> bytes:
+    """The output line of input line `number` that could not be converted: one compact JSON
+    object, ASCII only (the message may quote hostile input; JSON escapes its controls)."""
+    # Worded as stderr words it: the library's messages name its keyword, the command its option.
+    message = message.replace("(status=)", "(--status N)")
+    return json.dumps({"errconv_error": message, "line": number}, separators=(",", ":")).encode()
 
 
 def numbered(stream: BinaryIO, size: int = 1 << 16, before: Callable[[], object] | None = None) -> Iterator[tuple[int, list[bytes | None]]]:

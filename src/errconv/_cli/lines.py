@@ -234,37 +234,47 @@ def convert_lines(
     strict: bool,
     read: Reader,
     jobs: int = 1,
+    progress: Callable[[int], object] | None = None,
 ) -> int:
     """Convert every line of `stream`; returns how many lines failed.
+
+    `progress(lines)` is called with the number of lines done after each block written.
 
     With `jobs` above 1 the lines go in shares to that many processes; the output, the
     errors and the summary are the same, in the same order, as one process writes."""
     converter = Converter(to, source, status, strict, read)
+    done = 0
 
-    def written(result: Result) -> None:
+    def written(result: Result, lines: int) -> None:
+        nonlocal done
         out, said, _, _ = result
         for message in said:
             say(message)
         if out:
             write(out)
+        done += lines
+        if progress is not None:
+            progress(done)
 
     if jobs <= 1:
         for first, lines in numbered(stream, before=flush):
-            written(converter.run(first, lines))
+            written(converter.run(first, lines), len(lines))
     else:
         pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(to, source, status, strict, read))
         try:
-            waiting: deque[Future[Result]] = deque()
+            waiting: deque[tuple[Future[Result], int]] = deque()
             for first, lines in _shares(numbered(stream, 1 << 20)):
-                waiting.append(pool.submit(_work, first, lines))
-                while waiting and (len(waiting) >= 2 * jobs or waiting[0].done()):
-                    result = waiting.popleft().result()
-                    written(result)
+                waiting.append((pool.submit(_work, first, lines), len(lines)))
+                while waiting and (len(waiting) >= 2 * jobs or waiting[0][0].done()):
+                    future, count = waiting.popleft()
+                    result = future.result()
+                    written(result, count)
                     converter.merge(result)
                 flush()
             while waiting:
-                result = waiting.popleft().result()
-                written(result)
+                future, count = waiting.popleft()
+                result = future.result()
+                written(result, count)
                 converter.merge(result)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

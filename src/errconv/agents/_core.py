@@ -11,26 +11,26 @@
   call's name and arguments (a PydanticAI capability) run it directly;
 - `guarded(fn, ...)`: a `Boundary` around a tool function, sync or async as `fn` is:
   every adapter's `wrap`;
-- `require(module, ...)`: the lazy import that names the extra when it fails.
+- `require(module, ...)`: the lazy import that names the extra when it fails (the one
+  every integration uses, `errconv._extras.require`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import inspect
 import json
 import math
 import re
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 import errconv
 from errconv import Fault, NextStep
 from errconv._agent_text import redact
+from errconv._extras import require
 from errconv.retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
@@ -47,14 +47,6 @@ __all__ = [
     "resolve_guard",
     "safe_code",
 ]
-
-
-def require(module: str, *, package: str, extra: str) -> ModuleType:
-    """Import `module` now, or raise ImportError saying which extra installs it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(f"this errconv adapter needs {package}, which is not installed: pip install 'errconv[{extra}]'") from exc
 
 
 # --------------------------------------------------------------------------- the translation

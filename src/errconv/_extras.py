@@ -10,12 +10,10 @@ and through `require`, so every message names the extra the same way:
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-from collections.abc import Iterator
 from types import ModuleType
 
-__all__ = ["needs", "require"]
+__all__ = ["require"]
 
 
 def require(module: str, *, package: str, extra: str, what: str | None = None) -> ModuleType:
@@ -38,17 +36,4 @@ def require(module: str, *, package: str, extra: str, what: str | None = None) -
         raise ImportError(
             f"{what or 'this errconv integration'} needs {package}, which is not installed{inner}: pip install 'errconv[{extra}]'",
             name=missing,
-        ) from exc
-
-
-@contextlib.contextmanager
-def needs(extra: str, what: str) -> Iterator[None]:
-    """Turn an ImportError inside the block into one that names the extra (until its users call `require`)."""
-    try:
-        yield
-    except ImportError as exc:
-        missing = exc.name or extra
-        raise ImportError(
-            f"{what} needs the {missing} library, which is not installed: pip install 'errconv[{extra}]'",
-            name=exc.name,
         ) from exc

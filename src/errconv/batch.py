@@ -272,3 +272,8 @@ def table(
     kinds = schema()
     built = pa.Table.from_arrays([pa.array(values, type=field.type) for values, field in zip(columns, kinds)], schema=kinds)
     return built.take(pa.array(order, type=pa.int64()))
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -36,7 +36,7 @@ from .._pipeline.api import _Input, decode, decode_detected, encode, losses
 from .._model.errors import DecodeError, ErrconvError, UnknownDialectError
 from ..codes import NextStep, reason_phrase
 from ..dialects import get
-from .._model.fault import Fault
+from .._model.fault import Fault, Violation
 from .._model.limits import DEFAULT_LIMITS
 from .._progress import Meter
 from .lines import convert_lines
@@ -482,6 +482,14 @@ def _advice(fault: Fault) -> str:
     return "stop: repeating this call will not succeed; report it"
 
 
+def _violation(v: Violation) -> str:
+    """`field: description (reason)`, each part only when it says something."""
+    text = v.field or "(no field named)"
+    if v.description:
+        text += f": {v.description}"
+    return text + (f" ({v.reason})" if v.reason else "")
+
+
 def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
     rows: list[tuple[str, str]] = []
     dialect = info["dialect"]
@@ -498,7 +506,7 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
     if fault.param:
         rows.append(("param", fault.param))
     for v in fault.violations:
-        rows.append(("violation", f"{v.field}: {v.description}" + (f" ({v.reason})" if v.reason else "")))
+        rows.append(("violation", _violation(v)))
     if fault.alternatives:
         more = ", and more exist" if fault.alternatives_truncated else ""
         rows.append(("alternatives", f"{len(fault.alternatives)}{more}"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import pickle
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -237,3 +238,24 @@ def test_options_guard_off_and_name(base: str) -> None:
 def test_wrap_refuses_what_is_no_function() -> None:
     with pytest.raises(TypeError, match="tool function"):
         wrap(42)  # type: ignore[call-overload]
+
+
+def test_a_tool_error_is_a_fault_error_whatever_reads_it() -> None:
+    fault = errconv.Fault.build(status=429, next_step="wait", retry_after_seconds=30, code="rate_limited")
+
+    @wrap(raise_errors=True, guard=False)
+    def inner() -> None:
+        raise errconv.FaultError(fault)
+
+    @wrap(guard=False)
+    def outer() -> str:
+        inner()
+        return "unreachable"
+
+    with pytest.raises(errconv.FaultError) as caught:
+        inner()
+    assert isinstance(caught.value, ToolError) and errconv.from_exception(caught.value) == fault
+    assert str(caught.value) == caught.value.text == errconv.agent_message(fault)
+    assert outer() == errconv.agent_message(fault)  # the inner tool's fault, not a generic failure
+    again = pickle.loads(pickle.dumps(ToolError(fault, "text", refused=True)))
+    assert (type(again), again.fault, again.text, again.refused, str(again)) == (ToolError, fault, "text", True, "text")

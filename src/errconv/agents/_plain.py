@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar, cast, overload
 
-from errconv import Fault, NextStep
+from errconv import Fault, FaultError, NextStep
 
 from ._core import Outcome, ToolGuard, guarded
 
@@ -27,7 +27,7 @@ __all__ = ["ToolError", "wrap"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class ToolError(Exception):
+class ToolError(FaultError):
     """A wrapped tool's failure (or a call the guard refused), raised under `raise_errors=True`.
 
     `str(error)` and `.text` are what the model reads (`errconv.agent_message`, or the
@@ -35,18 +35,29 @@ class ToolError(Exception):
     `errconv.Fault` (for a refused wait, its delay is the time still left); `.refused`
     says the guard stopped the call before the tool ran. The exception the tool raised
     is `__cause__` (never shown to the model: its message may hold secrets).
+
+    An `errconv.FaultError`, so what reads one reads this too: `errconv.from_exception`
+    (a wrapped tool called inside another keeps its fault), the gateway, the interceptors.
     """
 
     def __init__(self, fault: Fault, text: str, *, refused: bool = False) -> None:
-        super().__init__(text)
-        self.fault = fault
+        super().__init__(fault)
+        self.args = (text,)
         self.text = text
         self.refused = refused
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled whole (a multiprocessing pool hands it back): fault, text and refused.
+        return (_rebuild, (self.fault, self.text, self.refused))
 
     @property
     def next_step(self) -> NextStep | None:
         """The move: fix_request, wait or give_up."""
         return self.fault.next_step
+
+
+def _rebuild(fault: Fault, text: str, refused: bool) -> ToolError:
+    return ToolError(fault, text, refused=refused)
 
 
 def _text(result: Outcome) -> str:

@@ -78,7 +78,7 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
     Used bare (`@wrap`) or with options (`@wrap(raise_errors=True)`, `wrap(fn, name=...)`).
     A call that succeeds returns what `fn` returns. A call that raises returns the text
     the model reads for the failure (so a tool's result is its value or the move), or,
-    with `raise_errors=True`, raises `ToolError` (`.fault`, `.text`) from the original
+    with `raise_errors=True`, raises `ToolError` (`.fault`, `.text`; an `errconv.FaultError`) from the original
     exception. The wrapper is async when `fn` is.
 
     The guard is on by default: an identical call (`name`, else the function's name, and

@@ -27,11 +27,11 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Hashable
 from typing import Any
 
-from ._extras import needs
+from ._extras import require
 
-with needs("grpc", "errconv.aio"):
-    import grpc
-    import grpc.aio
+require("grpc.aio", package="grpcio", extra="grpc", what="errconv.aio")
+import grpc  # noqa: E402 - after the check that names the extra
+import grpc.aio  # noqa: E402
 
 from ._model.errors import FaultError
 from ._model.fault import Fault
@@ -468,3 +468,8 @@ class _UnaryStream(_Stream, grpc.aio.UnaryStreamCall[Any, Any]):
 
 class _StreamStream(_Stream, grpc.aio.StreamStreamCall[Any, Any]):
     pass
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -3,7 +3,13 @@
 A month of logged upstream errors, a data lake of bodies, a replay of captured responses:
 `rows()` reads an iterable of inputs and `table()` an Arrow column, and each row says what
 `errconv.decode` and `errconv.convert` say of that input, field by field. An input that
-does not decode is a row with `error` set, never an exception that ends the batch.
+does not decode is a row with `error` set, never an exception that ends the batch: row N
+is always input N's (an empty or None input too), as `errconv convert --lines` writes an
+error line for a line it cannot read and output line N is always input line N's.
+
+`progress=` shows how far a long batch has got: a callback `progress(done, total)`, called
+every 1,024 rows and once at the end, or True for a tqdm bar on stderr (tqdm: the
+`progress` extra).
 
 What makes a batch cheaper per row than a loop of `convert`: logs repeat themselves (the
 same 429 body, thousands of times), so each distinct input is read once and its row
@@ -28,6 +34,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._pipeline.api import decode
 from ._batch import Core, Reader
+from ._extras import require
+from ._progress import EVERY, Callback, callback
 from ._model.errors import DecodeError, ErrconvError, LossError
 from ._model.fault import Fault
 from ._model.limits import DEFAULT_LIMITS, Limits
@@ -97,6 +105,7 @@ def rows(
     strict: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     now: float | Callable[[], float] | None = None,
+    progress: Callback | bool | None = None,
 ) -> Iterator[Row]:
     """One `Row` per input, in order: what `decode(input, source, status=...)` reads and,
     with `to`, what `convert(input, to, ...)` writes.
@@ -106,11 +115,46 @@ def rows(
     lose fields is an error row, as `convert(..., strict=True)` raises LossError. A None
     input is an error row, and so is every input when `to` is a dialect errconv reads but
     does not write (as `convert` raises for each); a name that is no dialect raises.
+    Row N is input N's, always: nothing is skipped, merged or reordered.
+
+    `progress`: a callable `progress(done, total)` (total: `len(inputs)`, None when
+    `inputs` has no length) called every 1,024 rows and when the inputs end, or True for a
+    tqdm bar (the `progress` extra; ImportError naming it when tqdm is missing).
     """
+    tick, close = callback(progress)  # now: a missing tqdm is said at the call, not at the first row
+    made = _rows(inputs, to, source, status, strict, limits, now)
+    if tick is None:
+        return made
+    total = len(inputs) if hasattr(inputs, "__len__") else None  # type: ignore[arg-type]
+    return _counted(made, tick, close, total)
+
+
+def _counted(made: Iterator[Row], tick: Callback, close: Callable[[], None], total: int | None) -> Iterator[Row]:
+    done = 0
+    try:
+        for row in made:
+            yield row
+            done += 1
+            if done % EVERY == 0:
+                tick(done, total)
+        tick(done, total)
+    finally:
+        close()
+
+
+def _rows(
+    inputs: Iterable[bytes | str | None],
+    to: str | None,
+    source: str | None,
+    status: int | Iterable[int | None] | None,
+    strict: bool,
+    limits: Limits,
+    now: float | Callable[[], float] | None,
+) -> Iterator[Row]:
     core = Core(_reader(source, limits, now), to, limits)
-    one = core.one
     one_status = status is None or isinstance(status, int)
     statuses: Iterator[Any] = iter(()) if one_status else iter(status)  # type: ignore[arg-type]
+    one = core.one
     for item in inputs:
         given: Any = status if one_status else next(statuses, _END)
         if given is _END:
@@ -142,17 +186,13 @@ def rows(
         raise ErrconvError("status holds more values than there are inputs; give one status per input, or one for all")
 
 
-def _pyarrow() -> Any:
-    try:
-        import pyarrow
-    except ImportError:
-        raise ImportError("errconv.batch.table needs pyarrow: pip install 'errconv[arrow]'") from None
-    return pyarrow
+def _pyarrow(what: str) -> Any:
+    return require("pyarrow", package="pyarrow", extra="arrow", what=what)
 
 
 def schema() -> pyarrow.Schema:
     """The Arrow schema of `table()`'s result (one column per `Row` field)."""
-    pa = _pyarrow()
+    pa = _pyarrow("errconv.batch.schema")
     return pa.schema(
         [
             ("dialect", pa.string()),
@@ -191,15 +231,17 @@ def table(
     strict: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     now: float | Callable[[], float] | None = None,
+    progress: Callback | bool | None = None,
 ) -> pyarrow.Table:
     """`rows()` over an Arrow column of bodies (string or binary; a chunked array, a Polars
     Series or any iterable too), as an Arrow table with the columns of `schema()`.
 
     `status` is one status for all, or a column of them aligned with `column`. The
     column is dictionary-encoded by Arrow, so each distinct (body, status) is read and
-    built once, and the table is taken from the distinct rows.
+    built once, and the table is taken from the distinct rows. `progress` is `rows()`'s,
+    counting the distinct inputs read (`total`: how many there are), the work it does.
     """
-    pa = _pyarrow()
+    pa = _pyarrow("errconv.batch.table")
     encoded = _arrow(pa, column).dictionary_encode()
     bodies = encoded.dictionary.to_pylist()
     indices = encoded.indices.to_pylist()
@@ -224,9 +266,14 @@ def table(
         order.append(at)
     columns: list[list[Any]] = [[] for _ in COLUMNS]
     appends = [c.append for c in columns]
-    for row in rows(inputs, to=to, source=source, status=statuses, strict=strict, limits=limits, now=now):
+    for row in rows(inputs, to=to, source=source, status=statuses, strict=strict, limits=limits, now=now, progress=progress):
         for append, value in zip(appends, row):
             append(value)
     kinds = schema()
     built = pa.Table.from_arrays([pa.array(values, type=field.type) for values, field in zip(columns, kinds)], schema=kinds)
     return built.take(pa.array(order, type=pa.int64()))
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -234,3 +234,8 @@ def infer_next_step(
             return NextStep.FIX_REQUEST, f"inferred from {source} with a named parameter"
         return NextStep.GIVE_UP, f"inferred from {source} without a named parameter"
     return NextStep.GIVE_UP, f"inferred from {name}"
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -200,3 +200,8 @@ TYPE_NAMES: dict[type, str] = {
         BadRequest,
     )
 }
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -35,10 +35,10 @@ import types
 from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._extras import needs
+from ._extras import require
 
-with needs("grpc", "errconv.interceptors"):
-    import grpc
+require("grpc", package="grpcio", extra="grpc", what="errconv.interceptors")
+import grpc  # noqa: E402 - after the check that names the extra
 
 from ._model.errors import FaultError
 from ._model.fault import Fault
@@ -766,3 +766,8 @@ class _RetryingFuture(grpc.Call, _Future):
 
     def add_callback(self, callback: Any) -> bool:
         return bool(self._current.add_callback(callback))
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -675,3 +675,8 @@ def _catalog_findings(server_errors: list[tuple[str, Fault]]) -> Iterator[Findin
             "",
             f"all {len(server_errors)} 5xx bodies (statuses {statuses}) are waits; give INTERNAL and UNKNOWN give_up",
         )
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -47,11 +47,11 @@ import re
 import threading
 from typing import Any
 
-from ._extras import needs
+from ._extras import require
 
-with needs("otel", "errconv.otel"):
-    from opentelemetry import metrics, trace
-    from opentelemetry.trace import Span, Status, StatusCode
+require("opentelemetry.trace", package="opentelemetry-api", extra="otel", what="errconv.otel")
+from opentelemetry import metrics, trace  # noqa: E402 (after the check that names the extra)
+from opentelemetry.trace import Span, Status, StatusCode  # noqa: E402
 
 from . import _observe
 from ._agent_text import redact, scrub

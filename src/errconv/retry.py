@@ -329,3 +329,8 @@ class TerminalGuard:
 
     def __repr__(self) -> str:
         return f"TerminalGuard(max_entries={self.max_entries}, ttl={self.ttl}, entries={len(self)})"
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -60,6 +60,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "integrations",
         (
             "errconv._extras",
+            "errconv._progress",
             "errconv._interceptor_core",
             "errconv.interceptors",
             "errconv.aio",

@@ -91,7 +91,7 @@ def _run_without(blocked: str, code: str) -> subprocess.CompletedProcess[str]:
         ("starlette", "import errconv.gateway\nerrconv.gateway.install(object())", "starlette", "errconv.gateway.install"),
         (
             "litestar",
-            "import errconv.gateway\nerrconv.gateway.LitestarPlugin().on_app_init(object())",
+            "import errconv.gateway\nerrconv.gateway.LitestarPlugin()",
             "litestar",
             "errconv.gateway.LitestarPlugin",
         ),

@@ -1,6 +1,6 @@
 """The `errconv` command (also `python -m errconv`).
 
-    errconv convert  [FILE|-] --to DIALECT [--from DIALECT] [--status N] [--strict] [--lines [--jobs N]]
+    errconv convert  [FILE|-] --to DIALECT [--from DIALECT] [--status N] [--strict] [--lines [--jobs N] [--quiet]]
     errconv detect   [FILE|-]
     errconv explain  [FILE|-] [--from DIALECT] [--status N] [--json]
     errconv lint     PATH... [--format text|json] [--ignore RULE]... [--catalog CATALOG] | --list-rules
@@ -36,8 +36,9 @@ from .._pipeline.api import _Input, decode, decode_detected, encode, losses
 from .._model.errors import DecodeError, ErrconvError, UnknownDialectError
 from ..codes import NextStep, reason_phrase
 from ..dialects import get
-from .._model.fault import Fault
+from .._model.fault import Fault, Violation
 from .._model.limits import DEFAULT_LIMITS
+from .._progress import Meter
 from .lines import convert_lines
 from ..lint import RULES, Finding, lint_paths
 from ..retry import DEFAULT_BACKOFF
@@ -154,6 +155,7 @@ def _parser(out: BinaryIO) -> argparse.ArgumentParser:
         metavar="N",
         help="with --lines: convert in N processes, output in input order (default: 1)",
     )
+    conv.add_argument("--quiet", action="store_true", help="with --lines: no progress meter on a terminal's stderr")
 
     det = sub.add_parser("detect", parents=[common], help="print the dialect an error is written in")
     det.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for standard input (default)")
@@ -213,6 +215,14 @@ class _IO:
             return bool(isatty and isatty())
         except ValueError:  # a closed stream
             return False
+
+
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
 
 
 def _name(path: str) -> str:
@@ -354,19 +364,24 @@ def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
             f"errconv convert: --lines writes one body per line and --to {args.to} spans several; one of: {', '.join(single)}"
         )
     stream = _open(args.file, io)
+    # Progress only for a person watching: stderr a terminal, and not --quiet; never into a pipe or a file.
+    meter = None if args.quiet or not _isatty(io.stderr) else Meter(io.stderr)
     try:
         failed = convert_lines(
             stream,
             io.stdout.write,
             io.stdout.flush,
-            io.say,
+            io.say if meter is None else meter.before(io.say),
             to=args.to,
             source=args.source,
             status=args.status,
             strict=args.strict,
             read=_decode,
             jobs=args.jobs,
+            progress=None if meter is None else meter.update,
         )
+        if meter is not None:
+            meter.close()
     finally:
         if stream is not io.stdin:
             stream.close()
@@ -467,6 +482,14 @@ def _advice(fault: Fault) -> str:
     return "stop: repeating this call will not succeed; report it"
 
 
+def _violation(v: Violation) -> str:
+    """`field: description (reason)`, each part only when it says something."""
+    text = v.field or "(no field named)"
+    if v.description:
+        text += f": {v.description}"
+    return text + (f" ({v.reason})" if v.reason else "")
+
+
 def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
     rows: list[tuple[str, str]] = []
     dialect = info["dialect"]
@@ -483,7 +506,7 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
     if fault.param:
         rows.append(("param", fault.param))
     for v in fault.violations:
-        rows.append(("violation", f"{v.field}: {v.description}" + (f" ({v.reason})" if v.reason else "")))
+        rows.append(("violation", _violation(v)))
     if fault.alternatives:
         more = ", and more exist" if fault.alternatives_truncated else ""
         rows.append(("alternatives", f"{len(fault.alternatives)}{more}"))

@@ -1,5 +1,15 @@
 """`errconv convert --lines`: JSON Lines in, one converted body per line out.
 
+Exactly one output line per input line, always: output line N is input line N's body or,
+for a line that cannot be converted (blank, truncated, not JSON, binary, over the size
+limit, or losing fields under --strict), an error line, one compact JSON object
+
+    {"errconv_error":"line 3: the input is not valid JSON: Input data was truncated","line":3}
+
+whose `errconv_error` is the message stderr shows for it (no dialect writes that key, and
+base64 has no `{`, so an error line is never a body). The failures are still counted:
+stderr names each, and the exit status is 1.
+
 Each line goes through the batch API's core (`_batch.Core`): a line seen before is not
 read again, and what the target cannot carry is measured once per shape of fault.
 
@@ -10,6 +20,7 @@ process would and written back in the order read.
 from __future__ import annotations
 
 import base64
+import json
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -20,7 +31,7 @@ from .._model.errors import ErrconvError
 from .._model.fault import Fault
 from .._model.limits import DEFAULT_LIMITS
 
-__all__ = ["Converter", "convert_lines", "numbered"]
+__all__ = ["Converter", "convert_lines", "error_line", "numbered"]
 
 # --------------------------------------------------------------------------- the loop
 
@@ -56,21 +67,31 @@ class Converter:
         failed = 0
         mine: dict[str, list[int]] = {}
         for number, line in enumerate(lines, first):
+            # Every failure writes its error line, so output line N stays input line N.
             if line is None:
-                said.append(f"line {number}: over {DEFAULT_LIMITS.max_bytes} bytes, the most errconv reads as one error")
+                message = f"line {number}: over {DEFAULT_LIMITS.max_bytes} bytes, the most errconv reads as one error"
+                said.append(message)
+                out.append(error_line(number, message))
                 failed += 1
                 continue
             line = line.rstrip(b"\r\n")
             if not line.strip():
-                continue  # blank lines separate nothing in JSON Lines; pass over them
+                message = f"line {number}: a blank line, no error body"
+                said.append(message)
+                out.append(error_line(number, message))
+                failed += 1
+                continue
             try:
                 _, _, body, lost = one(line, status, f"line {number}")
                 if lost and strict:
-                    said.append(f"line {number}: {to} cannot carry: {', '.join(lost)}")
+                    message = f"line {number}: {to} cannot carry: {', '.join(lost)}"
+                    said.append(message)
+                    out.append(error_line(number, message))
                     failed += 1
                     continue
             except ErrconvError as exc:
                 said.append(str(exc))
+                out.append(error_line(number, str(exc)))
                 failed += 1
                 continue
             for name in lost:
@@ -104,6 +125,14 @@ class Converter:
             f"{self.to} cannot carry {name}; dropped on {count} line{'s' if count > 1 else ''} (first: line {first})"
             for name, (count, first) in self.dropped.items()
         ]
+
+
+def error_line(number: int, message: str) -> bytes:
+    """The output line of input line `number` that could not be converted: one compact JSON
+    object, ASCII only (the message may quote hostile input; JSON escapes its controls)."""
+    # Worded as stderr words it: the library's messages name its keyword, the command its option.
+    message = message.replace("(status=)", "(--status N)")
+    return json.dumps({"errconv_error": message, "line": number}, separators=(",", ":")).encode()
 
 
 def numbered(stream: BinaryIO, size: int = 1 << 16, before: Callable[[], object] | None = None) -> Iterator[tuple[int, list[bytes | None]]]:
@@ -205,37 +234,47 @@ def convert_lines(
     strict: bool,
     read: Reader,
     jobs: int = 1,
+    progress: Callable[[int], object] | None = None,
 ) -> int:
     """Convert every line of `stream`; returns how many lines failed.
+
+    `progress(lines)` is called with the number of lines done after each block written.
 
     With `jobs` above 1 the lines go in shares to that many processes; the output, the
     errors and the summary are the same, in the same order, as one process writes."""
     converter = Converter(to, source, status, strict, read)
+    done = 0
 
-    def written(result: Result) -> None:
+    def written(result: Result, lines: int) -> None:
+        nonlocal done
         out, said, _, _ = result
         for message in said:
             say(message)
         if out:
             write(out)
+        done += lines
+        if progress is not None:
+            progress(done)
 
     if jobs <= 1:
         for first, lines in numbered(stream, before=flush):
-            written(converter.run(first, lines))
+            written(converter.run(first, lines), len(lines))
     else:
         pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(to, source, status, strict, read))
         try:
-            waiting: deque[Future[Result]] = deque()
+            waiting: deque[tuple[Future[Result], int]] = deque()
             for first, lines in _shares(numbered(stream, 1 << 20)):
-                waiting.append(pool.submit(_work, first, lines))
-                while waiting and (len(waiting) >= 2 * jobs or waiting[0].done()):
-                    result = waiting.popleft().result()
-                    written(result)
+                waiting.append((pool.submit(_work, first, lines), len(lines)))
+                while waiting and (len(waiting) >= 2 * jobs or waiting[0][0].done()):
+                    future, count = waiting.popleft()
+                    result = future.result()
+                    written(result, count)
                     converter.merge(result)
                 flush()
             while waiting:
-                result = waiting.popleft().result()
-                written(result)
+                future, count = waiting.popleft()
+                result = future.result()
+                written(result, count)
                 converter.merge(result)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -7,6 +7,16 @@ boundary for one framework: the exception is read with `errconv.from_exception`,
 model reads `errconv.agent_message` (the move: fix a named parameter, wait a stated
 number of seconds, or stop), and the framework gets the result shape it knows.
 
+`errconv.agents.wrap(fn)` is the tool wrapper for an agent in no framework (a plain loop
+over plain functions): a failure comes back as the text the model reads, or, with
+`raise_errors=True`, as one `errconv.agents.ToolError` carrying `.fault` and `.text`.
+
+    from errconv.agents import wrap
+
+    @wrap
+    def charge(amount: int, currency: str) -> str:
+        ...  # what the client library raises becomes "Fix the request: ..." / "Wait 30 seconds ..."
+
 | module | framework | hook | a failure becomes |
 |---|---|---|---|
 | `errconv.agents.mcp` | the MCP Python SDK | `tool_result(exc_or_fault)` | `CallToolResult(isError=True)`, problem JSON in `structuredContent`, the draft `toolFailure` in `_meta` |
@@ -16,7 +26,7 @@ number of seconds, or stop), and the framework gets the result shape it knows.
 | `errconv.agents.llama_index` | LlamaIndex | `tool_output(exc_or_fault, tool_name)` | `ToolOutput(is_error=True)` |
 | `errconv.agents.crewai` | CrewAI | `tool_failure(exc_or_fault)` | `ToolFailure(code, retryable)` |
 
-Every module has `wrap`, a decorator for a tool function (sync or async) that does the
+Every module has `wrap` too, the same boundary as `errconv.agents.wrap`: a decorator for a tool function (sync or async) that does the
 translation and runs the harness guard of seed 000 at the tool boundary, on by default:
 an identical call (the tool's name and the canonical JSON of its arguments) that
 already ended give_up is refused without calling the tool, and one that ended wait is
@@ -36,5 +46,6 @@ it is used, and raises ImportError naming the extra to install when it is missin
 """
 
 from ._core import STRUCTURED_MAX_BYTES, Outcome, ToolGuard, WaitRefused, call_key, carry, outcome
+from ._plain import ToolError, wrap
 
-__all__ = ["STRUCTURED_MAX_BYTES", "Outcome", "ToolGuard", "WaitRefused", "call_key", "carry", "outcome"]
+__all__ = ["STRUCTURED_MAX_BYTES", "Outcome", "ToolError", "ToolGuard", "WaitRefused", "call_key", "carry", "outcome", "wrap"]

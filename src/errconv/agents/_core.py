@@ -11,27 +11,27 @@
   call's name and arguments (a PydanticAI capability) run it directly;
 - `guarded(fn, ...)`: a `Boundary` around a tool function, sync or async as `fn` is:
   every adapter's `wrap`;
-- `require(module, ...)`: the lazy import that names the extra when it fails.
+- `require(module, ...)`: the lazy import that names the extra when it fails (the one
+  every integration uses, `errconv._extras.require`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import inspect
 import json
 import math
 import re
 from collections.abc import Awaitable, Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 import errconv
 from errconv import Fault, NextStep
 from errconv import _observe
 from errconv._agent_text import _credential_named, _data, _said, _step, scrub
+from errconv._extras import require
 from errconv._model.fault import MAX_ALTERNATIVES, Violation
 from errconv._telemetry import telemetry as _telemetry
 from errconv.details import RequestInfo
@@ -55,14 +55,6 @@ __all__ = [
     "safe_code",
     "structured_size",
 ]
-
-
-def require(module: str, *, package: str, extra: str) -> ModuleType:
-    """Import `module` now, or raise ImportError saying which extra installs it."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(f"this errconv adapter needs {package}, which is not installed: pip install 'errconv[{extra}]'") from exc
 
 
 # --------------------------------------------------------------------------- the translation

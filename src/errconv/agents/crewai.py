@@ -105,3 +105,8 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
         return wrapped
 
     return decorate(fn) if fn is not None else decorate
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -96,3 +96,8 @@ def wrap(
         return tools.FunctionTool.from_defaults(fn=inner, name=tool_name, callback=callback, **from_defaults)
 
     return decorate(fn) if fn is not None else decorate
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -127,17 +127,20 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
     harness guard is on by default (`guard=False` turns it off; a shared `ToolGuard`
     spans tools); `name` is the tool's name in the guard's key and in refusals
     (the function's name by default). The SDK's own protocol errors (`MCPError`)
-    propagate unchanged.
+    propagate unchanged. Without the SDK, raises ImportError naming the `mcp` extra.
     """
 
     def decorate(f: F) -> F:
+        # The SDK is checked here, when the tool is made: not when the tool first fails,
+        # where its ImportError would stand in for the tool's own error.
+        _mcp()
         passthrough: tuple[type[BaseException], ...] = ()
         skip: tuple[type, ...] = ()
         try:
             from mcp.shared.exceptions import MCPError
 
             passthrough = (MCPError,)
-        except ImportError:  # the SDK is needed when a failure is translated, not to decorate
+        except ImportError:  # an SDK without it: nothing of its own to pass through
             pass
         try:
             from mcp.server.mcpserver import Context
@@ -149,3 +152,8 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
         return wrapped
 
     return decorate(fn) if fn is not None else decorate
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -130,3 +130,8 @@ def hooks(guard: ToolGuard | None = None) -> Hooks:
         return sdk.ToolGuardrailFunctionOutput.allow()
 
     return Hooks(the_guard, sdk.ToolInputGuardrail(guardrail_function=errconv_guard, name="errconv_guard"))
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -173,3 +173,8 @@ def capability(
             return await boundary.acall(key, lambda: handler(args))
 
     return ErrconvToolBoundary()
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

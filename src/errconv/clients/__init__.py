@@ -20,8 +20,6 @@ Importing this package imports no client library; each module imports its own wh
 it is imported, and names the extra to install when it is missing.
 """
 
-from __future__ import annotations
-
 from ._core import StoppedError, WaitTooLong, stopped
 
 __all__ = ["StoppedError", "WaitTooLong", "stopped"]

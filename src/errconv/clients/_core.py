@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import Fault, FaultError, _observe
 from .._telemetry import telemetry as _telemetry
-from ..codes import Code, NextStep
+from ..codes import Code, NextStep, reason_phrase
 from ..gateway import fault_of
 from ..retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
@@ -87,7 +87,8 @@ def fill(error: StoppedError, fault: Fault, *, response: Any, calls: int, reason
 def message(fault: Fault, calls: int, reason: str) -> str:
     """One line for a stopped request: what the server said and why errconv stopped.
     No URL (a query string can hold a key); the server's own text only."""
-    what = fault.code or (fault.grpc_code_name or "").lower() or f"HTTP {fault.status}"
+    # The server's code, else the status's name: a gRPC code name here would read as a code the server sent.
+    what = fault.code or reason_phrase(fault.status)
     said = f": {fault.detail}" if fault.detail else ""
     said = said if len(said) <= 200 else said[:197] + "..."
     return f"{fault.status} {what}{said} (errconv: stopped after {calls} call{'s' if calls != 1 else ''}: {reason})"

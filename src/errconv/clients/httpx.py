@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-try:
-    import httpx
-except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
-    raise ImportError("errconv.clients.httpx needs httpx: pip install 'errconv[httpx]'") from exc
+from .._extras import require
+
+require("httpx", package="httpx", extra="httpx", what="errconv.clients.httpx")
+import httpx  # noqa: E402 - after the check that names the extra
 
 from ..retry import RetryPolicy, TerminalGuard
 from ._core import StoppedError, WaitTooLong
@@ -115,3 +115,8 @@ class AsyncTransport(AsyncTransportMixin, httpx.AsyncBaseTransport):
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx.AsyncTransport({self.inner!r}, {self._describe()})"
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-try:
-    import httpx2
-except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
-    raise ImportError("errconv.clients.httpx2 needs httpx2: pip install 'errconv[httpx2]'") from exc
+from .._extras import require
+
+require("httpx2", package="httpx2", extra="httpx2", what="errconv.clients.httpx2")
+import httpx2  # noqa: E402 - after the check that names the extra
 
 from ..retry import RetryPolicy, TerminalGuard
 from ._core import StoppedError, WaitTooLong
@@ -121,3 +121,8 @@ class AsyncTransport(AsyncTransportMixin, httpx2.AsyncBaseTransport):
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx2.AsyncTransport({self.inner!r}, {self._describe()})"
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 from typing import Any
 
-try:
-    import requests
-    import requests.adapters
-    import requests.exceptions
-    import urllib3.exceptions
-except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
-    raise ImportError("errconv.clients.requests needs requests: pip install 'errconv[requests]'") from exc
+from .._extras import require
+
+require("requests", package="requests", extra="requests", what="errconv.clients.requests")
+import requests  # noqa: E402 - after the check that names the extra
+import requests.adapters  # noqa: E402
+import requests.exceptions  # noqa: E402
+import urllib3.exceptions  # noqa: E402
 
 from ..retry import RetryPolicy, TerminalGuard
 from ._core import Attempts, StoppedError, configure, WaitTooLong, fault_of_response, fill, guard_key, is_error_status, message, replay_allowed, transport_fault
@@ -162,3 +162,8 @@ def _never_sent(error: Exception) -> bool:
         return True
     reason = getattr(error.args[0] if error.args else None, "reason", None)
     return isinstance(reason, urllib3.exceptions.NewConnectionError)
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

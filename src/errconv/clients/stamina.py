@@ -29,10 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-try:
-    import stamina  # noqa: F401 - imported to say which extra is missing, now rather than at the first retry
-except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
-    raise ImportError("errconv.clients.stamina needs stamina: pip install 'errconv[stamina]'") from exc
+from .._extras import require
+
+require("stamina", package="stamina", extra="stamina", what="errconv.clients.stamina")  # now rather than at the first retry
 
 from ..codes import NextStep
 from ..retry import RetryPolicy, TerminalGuard
@@ -64,3 +63,8 @@ def backoff_hook(*, retry: RetryPolicy | None = None, guard: TerminalGuard | Non
 
     hook.__qualname__ = hook.__name__ = "errconv_backoff_hook"
     return hook
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from typing import Any
 
-try:
-    import tenacity
-except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
-    raise ImportError("errconv.clients.tenacity needs tenacity: pip install 'errconv[tenacity]'") from exc
+from .._extras import require
+
+require("tenacity", package="tenacity", extra="tenacity", what="errconv.clients.tenacity")
+import tenacity  # noqa: E402 - after the check that names the extra
 
 from ..codes import NextStep
 from ..retry import RetryPolicy, TerminalGuard
@@ -100,3 +100,8 @@ def retrying(*, retry: RetryPolicy | None = None, guard: TerminalGuard | None = 
     policy = retry if retry is not None else RetryPolicy()
     kwargs.setdefault("reraise", True)
     return tenacity.Retrying(wait=wait_fault(retry=policy), retry=retry_if_fault(retry=policy, guard=guard), sleep=policy.clock.sleep, **kwargs)
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -380,3 +380,8 @@ def no_dialect(value: Any) -> DecodeError:
     return DecodeError(
         f"no dialect recognises this JSON ({shape}); name the dialect, or give the HTTP status it came with (status=)"
     )
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -218,8 +218,14 @@ class Stripe(Dialect):
         status = reading.status
         if status is None:
             status = status_for(type_, code)
-            if code not in _STATUS_FOR_CODE and type_ not in _STATUS_FOR_TYPE and code not in _CARD_CODES:
+            # Say where the status came from: a bare Stripe body states none.
+            if code in _STATUS_FOR_CODE or code in _CARD_CODES:
+                reading.notes += (f"no status given: {status} is what Stripe answers for code {code!r}",)
+            elif type_ in _STATUS_FOR_TYPE:
+                reading.notes += (f"no status given: {status} is what Stripe answers for type {type_!r}",)
+            else:
                 reading.inferred += ("status",)  # nothing said it: the default
+                reading.notes += (f"no status given, and neither its code nor its type implies one: {status}, the default",)
         if type_ is not None and type_ != error_type(status, code):
             reading.notes += (f"Stripe type {type_!r} does not match status {status}",)
         fields["status"] = status

@@ -40,3 +40,8 @@ __all__ = [
     "validation_fault",
     "wire_headers",
 ]
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

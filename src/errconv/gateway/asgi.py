@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from .._pipeline.edge import INTERNAL, fault_of as _fault_of, is_rpc_error, upstream_response
 from .._model.errors import DecodeError, FaultError
 from .. import _observe
-from .._extras import needs
 from .._telemetry import telemetry as _telemetry
 from .._model.fault import Fault, Violation
 from .._pipeline.http import to_http
@@ -445,3 +444,8 @@ def _optional_errors() -> list[type[Exception]]:
     except ImportError:
         pass
     return found
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

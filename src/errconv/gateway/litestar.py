@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._extras import needs
+from .._extras import require
 from .._model.errors import FaultError
 from .._model.fault import Fault
 from .._model.limits import DEFAULT_LIMITS, Limits
@@ -45,15 +45,16 @@ class LitestarPlugin:
         catalog: Catalog | None = None,
         telemetry: bool = False,
     ) -> None:
+        # Checked when the plugin is made, not when Litestar first calls it.
+        require("litestar", package="Litestar", extra="litestar", what="errconv.gateway.LitestarPlugin")
         self.catch_all = catch_all
         self.limits = limits
         self._answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog, telemetry=telemetry)
 
     def on_app_init(self, app_config: AppConfig) -> AppConfig:
         """Add the handlers to the app's configuration (Litestar calls this once)."""
-        with needs("litestar", "errconv.gateway.LitestarPlugin"):
-            from litestar import Request, Response
-            from litestar.exceptions import HTTPException, ValidationException
+        from litestar import Request, Response
+        from litestar.exceptions import HTTPException, ValidationException
 
         answers, limits = self._answers, self.limits
 
@@ -90,3 +91,8 @@ class LitestarPlugin:
             handlers[Exception] = on_fault
         app_config.exception_handlers = {**handlers, **app_config.exception_handlers}  # the app's own handlers win
         return app_config
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._extras import needs
+from .._extras import require
 from .._model.errors import FaultError
 from .._model.fault import Fault
 from .._model.limits import DEFAULT_LIMITS, Limits
@@ -49,11 +49,11 @@ def install(
     answered so the server logs the traceback. `catalog=`: only the catalog's codes
     (as `ProblemMiddleware`). `telemetry=True`: each answer recorded (`errconv.otel`).
     """
-    with needs("starlette", "errconv.gateway.install"):
-        from starlette.exceptions import HTTPException
-        from starlette.requests import HTTPConnection
-        from starlette.responses import Response
-        from starlette.websockets import WebSocket
+    require("starlette", package="Starlette", extra="starlette", what="errconv.gateway.install")
+    from starlette.exceptions import HTTPException
+    from starlette.requests import HTTPConnection
+    from starlette.responses import Response
+    from starlette.websockets import WebSocket
 
     answers = _Answers(dialect=dialect, json_dialect=json_dialect, request_id_header=request_id_header, limits=limits, catalog=catalog, telemetry=telemetry)
 
@@ -98,3 +98,8 @@ def install(
         add(RequestValidationError, on_validation)
     if catch_all:
         add(Exception, on_fault)
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

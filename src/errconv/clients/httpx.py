@@ -34,6 +34,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
     raise ImportError("errconv.clients.httpx needs httpx: pip install 'errconv[httpx]'") from exc
 
+from .._model.limits import Limits
 from ..retry import RetryPolicy, TerminalGuard
 from ._core import StoppedError, WaitTooLong
 from ._httpx_common import AsyncTransportMixin, TransportMixin, init_error
@@ -65,6 +66,8 @@ class Transport(TransportMixin, httpx.BaseTransport):
         retry_non_idempotent: repeat a POST or PATCH without an Idempotency-Key too.
         raise_for_status: raise `FaultHTTPStatusError` instead of returning the last
             failed response.
+        limits: an error body is read up to `limits.max_bytes` (default 1 MiB) and
+            no further; a longer one is cut there and its connection closed.
     """
 
     lib: ClassVar[Any] = httpx
@@ -79,9 +82,10 @@ class Transport(TransportMixin, httpx.BaseTransport):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         self.inner = transport if transport is not None else httpx.HTTPTransport()
-        self._configure(retry, guard, retry_non_idempotent, raise_for_status)
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status, limits)
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx.Transport({self.inner!r}, {self._describe()})"
@@ -104,9 +108,10 @@ class AsyncTransport(AsyncTransportMixin, httpx.AsyncBaseTransport):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         self.inner = transport if transport is not None else httpx.AsyncHTTPTransport()
-        self._configure(retry, guard, retry_non_idempotent, raise_for_status)
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status, limits)
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx.AsyncTransport({self.inner!r}, {self._describe()})"

@@ -40,6 +40,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
     raise ImportError("errconv.clients.httpx2 needs httpx2: pip install 'errconv[httpx2]'") from exc
 
+from .._model.limits import Limits
 from ..retry import RetryPolicy, TerminalGuard
 from ._core import StoppedError, WaitTooLong
 from ._httpx_common import AsyncTransportMixin, TransportMixin, init_error
@@ -71,6 +72,8 @@ class Transport(TransportMixin, httpx2.BaseTransport):
         retry_non_idempotent: repeat a POST or PATCH without an Idempotency-Key too.
         raise_for_status: raise `FaultHTTPStatusError` instead of returning the last
             failed response.
+        limits: an error body is read up to `limits.max_bytes` (default 1 MiB) and
+            no further; a longer one is cut there and its connection closed.
     """
 
     lib: ClassVar[Any] = httpx2
@@ -85,9 +88,10 @@ class Transport(TransportMixin, httpx2.BaseTransport):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         self.inner = transport if transport is not None else httpx2.HTTPTransport()
-        self._configure(retry, guard, retry_non_idempotent, raise_for_status)
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status, limits)
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx2.Transport({self.inner!r}, {self._describe()})"
@@ -110,9 +114,10 @@ class AsyncTransport(AsyncTransportMixin, httpx2.AsyncBaseTransport):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         self.inner = transport if transport is not None else httpx2.AsyncHTTPTransport()
-        self._configure(retry, guard, retry_non_idempotent, raise_for_status)
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status, limits)
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx2.AsyncTransport({self.inner!r}, {self._describe()})"

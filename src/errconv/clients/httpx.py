@@ -16,6 +16,13 @@ with `errconv.from_http` and act on its next step through `errconv.retry.RetryPo
   `retry_non_idempotent=True` says it may be;
 - a timeout or a broken connection is a wait without a delay (the policy's backoff);
   a connection never made is safe to repeat for any method;
+- an error body is read up to `Limits.max_bytes` (1 MiB; `limits=`) and no
+  further: a longer one is cut there, its connection closed, and its fault read
+  from the status and headers (`fault.origin.notes` says so;
+  `response.extensions["errconv.body_cut"]` holds the bytes kept);
+- one budget per call: the redirects the client follows share it
+  (`follow_redirects=True`), each hop retried as the policy says, so one
+  `client.get()` sleeps at most `budget - 1` times, each at most `max_sleep`;
 - the last response comes back as it was, its body read and its Fault in
   `response.extensions["errconv.fault"]`; with `raise_for_status=True` it is raised
   instead as `FaultHTTPStatusError`, an `httpx.HTTPStatusError` with `.fault`;

@@ -16,7 +16,11 @@ never repeated, a POST or PATCH only with an `Idempotency-Key` or
 `retry_non_idempotent=True`, and the last response comes back with its body (urllib3's
 `Retry` raises `RetryError` and loses it), or is raised with `raise_for_status=True`
 as `FaultHTTPError`, a `requests.HTTPError` with `.fault`. urllib3's own retries stay
-off (`max_retries=0`): the policy is the only loop.
+off (`max_retries=0`): the policy is the only loop. An error body is read up to
+`Limits.max_bytes` (1 MiB; `limits=`) and no further, `stream=True` included: a longer
+one is cut there, its connection closed, its fault read from the status and headers
+(`response.errconv_body_cut` holds the bytes kept). The redirects a session follows
+share one call's budget: one `session.get()` sleeps at most `budget - 1` times.
 
 stripe-python sends through a requests session of your choosing, so a session with
 this adapter mounted makes Stripe's client honour Retry-After (which it never reads)

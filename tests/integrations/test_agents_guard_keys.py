@@ -195,3 +195,63 @@ def test_a_terminal_guard_keys_plain_values_by_value_and_holds_other_keys_as_giv
     with pytest.raises(errconv.GuardRefused):
         guard.check(frozenset({"a"}))
     assert not guard.record(None, SOLD_OUT)  # None is no key
+
+
+def test_a_model_that_spells_out_a_default_repeats_the_same_call_to_the_capability() -> None:
+    # Keys from a model's raw arguments: PydanticAI's capability sees them as sent; the
+    # tool's schema says `currency` defaults to "usd", so these are one call.
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from errconv.agents.pydantic_ai import capability
+
+    sent = [{"amount": 150}, {"amount": 150.0, "currency": "usd"}, {"amount": 150, "currency": "eur"}]
+    seen: list[str] = []
+
+    def script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        done = sum(1 for m in messages if isinstance(m, ModelResponse) for p in m.parts if isinstance(p, ToolCallPart))
+        if done < len(sent):
+            return ModelResponse(parts=[ToolCallPart("transfer", dict(sent[done]), tool_call_id=f"call_{done}")])
+        return ModelResponse(parts=[TextPart("done")])
+
+    calls: list[tuple[float, str]] = []
+    agent: Agent[None, str] = Agent(FunctionModel(script), capabilities=[capability(clock=VirtualClock())])
+
+    @agent.tool_plain(retries=5)
+    def transfer(amount: float, currency: str = "usd") -> str:
+        """Move money."""
+        calls.append((amount, currency))
+        raise errconv.FaultError(SOLD_OUT)
+
+    agent.run_sync("send 150")
+    # The second call (150.0, the default spelled out) was refused; the third, in euros, ran.
+    assert calls == [(150, "usd"), (150, "eur")]
+
+
+def test_the_langchain_middleware_keys_with_the_tools_defaults() -> None:
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+
+    from errconv.agents.langchain import middleware
+
+    class Fake(FakeMessagesListChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    def ask(i: int, args: dict[str, Any]) -> AIMessage:
+        return AIMessage(content="", tool_calls=[{"name": "transfer", "args": args, "id": f"call_{i}", "type": "tool_call"}])
+
+    calls: list[tuple[float, str]] = []
+
+    @tool
+    def transfer(amount: float, currency: str = "usd") -> str:
+        """Move money."""
+        calls.append((amount, currency))
+        raise errconv.FaultError(SOLD_OUT)
+
+    model = Fake(responses=[ask(0, {"amount": 150}), ask(1, {"amount": 150.0, "currency": "usd"}), ask(2, {"amount": 150, "currency": "eur"}), AIMessage(content="done")])
+    create_agent(model, tools=[transfer], middleware=[middleware()]).invoke({"messages": [{"role": "user", "content": "send 150"}]})
+    assert calls == [(150, "usd"), (150, "eur")]

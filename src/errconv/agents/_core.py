@@ -199,6 +199,17 @@ def call_key(tool: str, arguments: Mapping[str, Any], defaults: Mapping[str, Any
     return (tool, canonical(given))
 
 
+def schema_defaults(schema: Any) -> dict[str, Any]:
+    """The defaults a tool's JSON Schema states for its arguments (`properties.<name>.default`),
+    for `call_key(..., defaults=...)` where the keys come from a model's raw arguments:
+    a default the model spelled out or left out is then one call. Nothing for a schema
+    that states none or is no JSON Schema object."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return {}
+    return {name: spec["default"] for name, spec in properties.items() if isinstance(spec, Mapping) and "default" in spec}
+
+
 class WaitRefused(GuardRefused):
     """An identical repeat of a call that ended `wait`, refused before its delay passed.
 

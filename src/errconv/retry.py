@@ -34,6 +34,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
+import msgspec
+
 from ._model.errors import FaultError
 from .codes import NextStep
 from ._model.fault import Fault
@@ -271,7 +273,12 @@ class TerminalGuard:
     method, URL and body digest) is held as its 16-byte BLAKE2b digest, not as
     itself, so 1,024 entries cost 1,024 digests whatever the arguments weighed
     (numbers by value, as `==` compares them: 1, 1.0 and True are one key). Any other
-    hashable key is held as given. A key of None is never remembered. With `ttl`, an
+    hashable key is held as given. A key of None is never remembered. The fault kept
+    with a key is the one recorded, unless it is large (over 16 KiB as JSON, a body
+    of a megabyte read into extension members): then a copy with what a refusal says
+    (status, codes, the move, the delay, param, the first violations and
+    alternatives, strings cut at 2,000 characters) and without the extension
+    members, metadata, details and origin. With `ttl`, an
     entry is forgotten `ttl` seconds after it was recorded, since a terminal answer
     can go stale (a suspended account is reinstated). Safe to share between threads.
 
@@ -316,8 +323,9 @@ class TerminalGuard:
         if key is None or not self.remembers(fault):
             return False
         slot = self._slot(key)
+        kept = _kept(fault)
         with self._lock:
-            self._entries[slot] = (fault, self.clock.now())
+            self._entries[slot] = (kept, self.clock.now())
             self._entries.move_to_end(slot)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
@@ -348,6 +356,57 @@ class TerminalGuard:
 
     def __repr__(self) -> str:
         return f"TerminalGuard(max_entries={self.max_entries}, ttl={self.ttl}, entries={len(self)})"
+
+
+# A fault larger than this (as JSON) is kept by the guard as a smaller copy.
+_FAULT_BYTES = 16 * 1024
+_KEPT_STRING = 2000
+_KEPT_ITEMS = 16
+
+
+def _kept(fault: Fault) -> Fault:
+    """The fault a guard entry keeps: `fault`, or its smaller copy when it is large."""
+    try:
+        size = len(msgspec.json.encode(fault))
+    except Exception:  # a value msgspec cannot write (an extension object): judge it large
+        size = _FAULT_BYTES + 1
+    if size <= _FAULT_BYTES:
+        return fault
+
+    def cut(text: str | None) -> str | None:
+        return text if text is None or len(text) <= _KEPT_STRING else text[: _KEPT_STRING - 3] + "..."  # ASCII: a non-ASCII mark would double the string's width
+
+    violations = tuple(
+        msgspec.structs.replace(v, field=cut(v.field) or "", description=cut(v.description) or "", localized_message=None)
+        for v in fault.violations[:_KEPT_ITEMS]
+    )
+    small = [a for a in fault.alternatives[:_KEPT_ITEMS] if _small(a)]
+    return msgspec.structs.replace(
+        fault,
+        title=cut(fault.title),
+        detail=cut(fault.detail),
+        type=cut(fault.type),
+        instance=cut(fault.instance),
+        code=cut(fault.code),
+        domain=cut(fault.domain),
+        param=cut(fault.param),
+        blocked_by=cut(fault.blocked_by),
+        unblock_with=cut(fault.unblock_with),
+        violations=violations,
+        alternatives=tuple(small),
+        alternatives_truncated=fault.alternatives_truncated or len(small) < len(fault.alternatives),
+        metadata={},
+        details=(),
+        extensions={},
+        origin=None,
+    )
+
+
+def _small(value: object) -> bool:
+    try:
+        return len(msgspec.json.encode(value)) <= _KEPT_STRING
+    except Exception:
+        return False
 
 
 class _Digest(bytes):

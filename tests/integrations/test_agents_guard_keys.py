@@ -255,3 +255,38 @@ def test_the_langchain_middleware_keys_with_the_tools_defaults() -> None:
     model = Fake(responses=[ask(0, {"amount": 150}), ask(1, {"amount": 150.0, "currency": "usd"}), ask(2, {"amount": 150, "currency": "eur"}), AIMessage(content="done")])
     create_agent(model, tools=[transfer], middleware=[middleware()]).invoke({"messages": [{"role": "user", "content": "send 150"}]})
     assert calls == [(150, "usd"), (150, "eur")]
+
+
+def test_the_guard_keeps_a_small_copy_of_a_large_fault() -> None:
+    # A give_up read from a megabyte body can carry the megabyte (extension members):
+    # 1,024 of them would hold a gigabyte. The guard keeps what a refusal says.
+    guard = TerminalGuard(clock=VirtualClock())
+    small = errconv.Fault.build(status=403, code="account_suspended", next_step="give_up")
+    guard.record("small", small)
+    with pytest.raises(errconv.GuardRefused) as refused:
+        guard.check("small")
+    assert refused.value.fault is small  # a fault of the usual size is kept as it is
+
+    def big(i: int) -> errconv.Fault:
+        return errconv.Fault.build(
+            status=409, code="sold_out", detail=f"{i} " + "d" * 60_000, next_step="give_up", extensions={"blob": "x" * 1_000_000}
+        )
+
+    guard.record("warm-up", big(-1))  # what the first large fault imports is not the guard's
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(256):
+            guard.record(("book", str(i)), big(i))
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    print(f"the guard holds {held / 1024:.0f} KiB for 256 give_ups of 1 MB faults ({held // 256} bytes an entry)")
+    assert held < 256 * 4 * 1024, held  # under 4 KiB an entry (the detail cut at 2,000 characters), against 1 MB
+    with pytest.raises(errconv.GuardRefused) as refused:
+        guard.check(("book", "7"))
+    kept = refused.value.fault
+    assert (kept.status, kept.code, kept.next_step) == (409, "sold_out", "give_up")
+    assert kept.detail is not None and kept.detail.startswith("7 ddd") and len(kept.detail) <= 2000 and not kept.extensions

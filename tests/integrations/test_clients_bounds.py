@@ -269,6 +269,7 @@ def test_an_800_mib_error_body_costs_the_client_a_bounded_memory(huge: Huge, var
     assert got["growth_kib"] < GROWTH_BOUND_KIB and got["traced_kib"] < GROWTH_BOUND_KIB, got
     with huge.lock:
         sent = list(huge.sent)
+    print(f"{variant}: the server got {[round(n / MiB, 1) for n in sent]} MiB of each body out before the client closed")
     # The client closed each response once it had its limit: the server got out a few
     # MiB each (socket buffers), nowhere near the 800 MiB it would send a reader.
     assert sent and all(n < 64 * MiB for n in sent), sent

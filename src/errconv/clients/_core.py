@@ -330,7 +330,7 @@ class Call:
         return last is not request
 
     def answered(self, request: Any, redirect: bool) -> None:
-        """Note how the hop for `request` ended: with a redirect (the call may go on) or not."""
+        """Note that the hop for `request` answered: with a redirect the call may go on."""
         self.redirected = redirect
         try:
             self.last = weakref.ref(request) if redirect else None
@@ -358,6 +358,10 @@ class Attempts:
         self.guard = guard if key is not None else None
         self.key = key
         self.call = call if call is not None else Call()
+        # The hop has begun: the call awaits no redirect until this hop answers one
+        # (`Call.answered`), so a call that ends any other way (a final response, an
+        # exception) is never continued.
+        self.call.redirected = False
         self.attempt = 0
         self.reason = ""
         self.too_long = False

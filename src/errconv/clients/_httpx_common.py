@@ -110,7 +110,6 @@ class _Common:
 
     def _stop(self, request: Any, response: Any, fault: Any, attempts: Attempts) -> Any:
         """The last response, or the error that says why it is the last."""
-        attempts.call.answered(request, False)
         response.extensions[FAULT_EXTENSION] = fault
         if attempts.too_long:
             error = self.too_long_error(fault, request=request, response=response, calls=attempts.calls(), reason=attempts.reason)
@@ -148,7 +147,6 @@ class TransportMixin(_Common):
                 fault, unsent = found
                 sleep = attempts.failed(fault, replayable or unsent)
                 if sleep is None:
-                    attempts.call.answered(request, False)
                     error.add_note(attempts.note())
                     raise
                 attempts.clock.sleep(sleep)
@@ -196,7 +194,6 @@ class AsyncTransportMixin(_Common):
                 fault, unsent = found
                 sleep = attempts.failed(fault, replayable or unsent)
                 if sleep is None:
-                    attempts.call.answered(request, False)
                     error.add_note(attempts.note())
                     raise
                 await sleep_async(attempts.clock, sleep)

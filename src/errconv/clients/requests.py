@@ -170,7 +170,6 @@ class Adapter(requests.adapters.HTTPAdapter):
                 fault = transport_fault(connect=unsent, timeout=isinstance(error, requests.exceptions.Timeout))
                 sleep = attempts.failed(fault, replayable or unsent)
                 if sleep is None:
-                    call.answered(request, False)
                     error.add_note(attempts.note())
                     raise
                 attempts.clock.sleep(sleep)
@@ -181,7 +180,6 @@ class Adapter(requests.adapters.HTTPAdapter):
             fault = self._read(response)  # the body says what to do, and the caller still gets it
             sleep = attempts.failed(fault, replayable)
             if sleep is None:
-                call.answered(request, False)
                 setattr(response, FAULT_ATTRIBUTE, fault)
                 calls, reason = attempts.calls(), attempts.reason
                 if attempts.too_long:

@@ -57,6 +57,7 @@ SURFACES: dict[str, tuple[Any, Any]] = {
     "from_exception": (st.tuples(tsf.hostile_exceptions()), tsf.check_from_exception),
     "agents": (st.tuples(tsf.hostile_exceptions(), tsf.tool_arguments(), st.sampled_from((0.0, 1.0, 29.0, 86_400.0))), tsf.check_agents),
     "call_key": (st.tuples(tsf.tool_arguments()), tsf.check_call_key),
+    "call_key_meaning": (st.tuples(tsf._MEANING_VALUES, tsf._MEANING_VALUES), tsf.check_call_key_meaning),
     "mcp": (st.tuples(tsf.hostile_exceptions(), tsf.tool_arguments()), tsf.check_mcp_wrap),
     "model_text": (tsf.model_faults(), tsf.check_model_faults),
     "clients_core": (st.tuples(st.lists(tsf.client_responses(), min_size=1, max_size=4), tsf.policies()), tsf.check_client_core),

@@ -284,3 +284,8 @@ def _shell() -> _Recorder:
             if _local is None:
                 _local = _Recorder()
     return _local
+
+
+def __dir__() -> list[str]:
+    """The public names only: `dir()` of a module otherwise lists every name it imports too."""
+    return sorted(__all__)

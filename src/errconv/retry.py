@@ -26,12 +26,15 @@ False
 from __future__ import annotations
 
 import collections
+import hashlib
 import random
 import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
+
+import msgspec
 
 from ._model.errors import FaultError
 from .codes import NextStep
@@ -263,8 +266,19 @@ class TerminalGuard:
     """Remembers calls that ended `give_up` and refuses identical repeats.
 
     Keys are the caller's: anything hashable that is equal for identical calls,
-    e.g. the method name and the serialized request. Memory is bounded: past
-    `max_entries` the least recently recorded key is forgotten. With `ttl`, an
+    e.g. the method name and the serialized request. Memory is bounded in entries
+    and in bytes: past `max_entries` the least recently recorded key is forgotten,
+    and a key made of strings, bytes, numbers, None and tuples of them (every key
+    errconv makes: a tool's name and its arguments' canonical text, an HTTP request's
+    method, URL and body digest) is held as its 16-byte BLAKE2b digest, not as
+    itself, so 1,024 entries cost 1,024 digests whatever the arguments weighed
+    (numbers by value, as `==` compares them: 1, 1.0 and True are one key). Any other
+    hashable key is held as given. A key of None is never remembered. The fault kept
+    with a key is the one recorded, unless it is large (over 16 KiB as JSON, a body
+    of a megabyte read into extension members): then a copy with what a refusal says
+    (status, codes, the move, the delay, param, the first violations and
+    alternatives, strings cut at 2,000 characters) and without the extension
+    members, metadata, details and origin. With `ttl`, an
     entry is forgotten `ttl` seconds after it was recorded, since a terminal answer
     can go stale (a suspended account is reinstated). Safe to share between threads.
 
@@ -295,33 +309,46 @@ class TerminalGuard:
         `record`: the bounded, thread-safe store stays one.)"""
         return fault.next_step == NextStep.GIVE_UP
 
+    @staticmethod
+    def _slot(key: Hashable) -> Hashable:
+        """What the store holds for `key`: its digest when it is made of plain values
+        (see the class), else the key itself."""
+        parts: list[bytes] = []
+        if not _digestible(key, parts, 0):
+            return key
+        return _Digest(hashlib.blake2b(b"".join(parts), digest_size=16).digest())
+
     def record(self, key: Hashable, fault: Fault) -> bool:
         """Remember `key` if `remembers(fault)` (a give_up); returns whether it was remembered."""
-        if not self.remembers(fault):
+        if key is None or not self.remembers(fault):
             return False
+        slot = self._slot(key)
+        kept = _kept(fault)
         with self._lock:
-            self._entries[key] = (fault, self.clock.now())
-            self._entries.move_to_end(key)
+            self._entries[slot] = (kept, self.clock.now())
+            self._entries.move_to_end(slot)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
         return True
 
     def check(self, key: Hashable) -> None:
         """Raise `GuardRefused` if `key` ended give_up and has not been forgotten."""
+        slot = self._slot(key)
         with self._lock:
-            entry = self._entries.get(key)
+            entry = self._entries.get(slot)
             if entry is None:
                 return
             fault, recorded = entry
             if self.ttl is not None and self.clock.now() - recorded >= self.ttl:
-                del self._entries[key]
+                del self._entries[slot]
                 return
         raise GuardRefused(key, fault)
 
     def forget(self, key: Hashable) -> None:
         """Drop `key`, e.g. after the condition that blocked it was changed."""
+        slot = self._slot(key)
         with self._lock:
-            self._entries.pop(key, None)
+            self._entries.pop(slot, None)
 
     def __len__(self) -> int:
         with self._lock:
@@ -329,6 +356,95 @@ class TerminalGuard:
 
     def __repr__(self) -> str:
         return f"TerminalGuard(max_entries={self.max_entries}, ttl={self.ttl}, entries={len(self)})"
+
+
+# A fault larger than this (as JSON) is kept by the guard as a smaller copy.
+_FAULT_BYTES = 16 * 1024
+_KEPT_STRING = 2000
+_KEPT_ITEMS = 16
+
+
+def _kept(fault: Fault) -> Fault:
+    """The fault a guard entry keeps: `fault`, or its smaller copy when it is large."""
+    try:
+        size = len(msgspec.json.encode(fault))
+    except Exception:  # a value msgspec cannot write (an extension object): judge it large
+        size = _FAULT_BYTES + 1
+    if size <= _FAULT_BYTES:
+        return fault
+
+    def cut(text: str | None) -> str | None:
+        return text if text is None or len(text) <= _KEPT_STRING else text[: _KEPT_STRING - 3] + "..."  # ASCII: a non-ASCII mark would double the string's width
+
+    violations = tuple(
+        msgspec.structs.replace(v, field=cut(v.field) or "", description=cut(v.description) or "", localized_message=None)
+        for v in fault.violations[:_KEPT_ITEMS]
+    )
+    small = [a for a in fault.alternatives[:_KEPT_ITEMS] if _small(a)]
+    return msgspec.structs.replace(
+        fault,
+        title=cut(fault.title),
+        detail=cut(fault.detail),
+        type=cut(fault.type),
+        instance=cut(fault.instance),
+        code=cut(fault.code),
+        domain=cut(fault.domain),
+        param=cut(fault.param),
+        blocked_by=cut(fault.blocked_by),
+        unblock_with=cut(fault.unblock_with),
+        violations=violations,
+        alternatives=tuple(small),
+        alternatives_truncated=fault.alternatives_truncated or len(small) < len(fault.alternatives),
+        metadata={},
+        details=(),
+        extensions={},
+        origin=None,
+    )
+
+
+def _small(value: object) -> bool:
+    try:
+        return len(msgspec.json.encode(value)) <= _KEPT_STRING
+    except Exception:
+        return False
+
+
+class _Digest(bytes):
+    """A key's digest in the guard's store: a type of its own, so that no key a caller
+    gives as bytes is ever taken for the digest of another."""
+
+    __slots__ = ()
+
+
+# Deeper keys are held as given (a key errconv makes is two levels deep).
+_MAX_KEY_DEPTH = 32
+
+
+def _digestible(key: object, parts: list[bytes], depth: int) -> bool:
+    """Append `key`'s canonical bytes to `parts` (type-tagged, length-prefixed, numbers
+    by value as `==` compares them); False when it holds anything else."""
+    if key is None:
+        parts.append(b"N")
+    elif isinstance(key, str):
+        data = key.encode("utf-8", "surrogatepass")
+        parts.append(b"s%d:" % len(data) + data)
+    elif isinstance(key, bytes) and not isinstance(key, _Digest):
+        parts.append(b"b%d:" % len(key) + bytes(key))
+    elif isinstance(key, (bool, int)):
+        parts.append(b"i%x;" % int(key))  # hex: no digit limit; True is 1, as == says
+    elif isinstance(key, float):
+        if key != key:
+            parts.append(b"n")
+        elif key.is_integer():
+            parts.append(b"i%x;" % int(key))  # 1.0 is 1, as == says
+        else:
+            parts.append(b"f" + key.hex().encode("ascii") + b";")
+    elif isinstance(key, tuple) and depth < _MAX_KEY_DEPTH:
+        parts.append(b"t%d:" % len(key))
+        return all(_digestible(item, parts, depth + 1) for item in key)
+    else:
+        return False
+    return True
 
 
 def __dir__() -> list[str]:

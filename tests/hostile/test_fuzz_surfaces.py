@@ -29,7 +29,11 @@ from __future__ import annotations
 import collections
 import contextlib
 import copy
+import datetime
+import decimal
 import email.message
+import enum
+import fractions
 import io
 import json
 import math
@@ -37,6 +41,7 @@ import os
 import re
 import tomllib
 import urllib.error
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -640,6 +645,118 @@ def check_call_key(args: dict[Any, Any]) -> tuple[str, str]:
 @given(tool_arguments())
 def test_call_key_of_hostile_arguments_is_one_hashable_key(args: dict[Any, Any]) -> None:
     check_call_key(args)
+
+
+# --------------------------------------------------------------------------- the guard's key is a function of meaning (issue 27)
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+    BLUE = 1
+
+
+_ZONES = st.sampled_from([None, datetime.timezone.utc, datetime.timezone(datetime.timedelta(hours=1))])
+_MEANING_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.decimals(allow_nan=False, allow_infinity=True, places=None),
+    st.text(max_size=8),
+    st.binary(max_size=8),
+    st.dates(),
+    st.datetimes(timezones=_ZONES),
+    st.uuids(),
+    st.sampled_from(list(_Colour)),
+    st.sampled_from([0, 1, 150, 150.0, -0.0, 0.5, "150", "1", True, False]),
+)
+_MEANING_VALUES = st.recursive(
+    _MEANING_LEAVES,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.lists(children, max_size=3).map(tuple),
+        st.dictionaries(st.one_of(st.text(max_size=3), st.integers(-3, 3), st.sampled_from(["1", 1, True, None])), children, max_size=3),
+    ),
+    max_leaves=8,
+)
+
+
+def meaning(value: Any) -> Any:
+    """What a value means to a tool, written independently of `call_key` (the reference):
+    numbers by exact value (not bools), lists and tuples alike, mappings as sets of
+    (key meaning, value meaning), every other kind by its type's full value."""
+    if value is None:
+        return ("null",)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, enum.Enum):
+        return ("enum", type(value), value.name)
+    if isinstance(value, str):
+        return ("str", value)
+    if isinstance(value, (int, float, decimal.Decimal)):
+        if value != value:
+            return ("nan",)
+        if value in (math.inf, -math.inf):
+            return ("inf", value > 0)
+        return ("number", fractions.Fraction(value))
+    if isinstance(value, bytes):
+        return ("bytes", value)
+    if isinstance(value, datetime.datetime):
+        return ("datetime", value.isoformat())
+    if isinstance(value, datetime.date):
+        return ("date", value.isoformat())
+    if isinstance(value, uuid.UUID):
+        return ("uuid", value.int)
+    if isinstance(value, (list, tuple)):
+        return ("array", tuple(meaning(item) for item in value))
+    if isinstance(value, dict):
+        return ("map", frozenset((meaning(k), meaning(v)) for k, v in value.items()))
+    raise AssertionError(f"no meaning for {type(value)}")
+
+
+def twin(value: Any) -> Any:
+    """Another spelling of the same meaning: an int as an exact float or Decimal, a
+    float as its exact Decimal, a tuple as a list, a mapping in reverse order."""
+    if isinstance(value, bool) or isinstance(value, enum.Enum):
+        return value
+    if isinstance(value, int):
+        return float(value) if abs(value) < 2**53 and value % 2 else decimal.Decimal(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return decimal.Decimal(value)  # exact: Decimal(0.1) is 0.1000000000000000055...
+    if isinstance(value, tuple):
+        return [twin(item) for item in value]
+    if isinstance(value, list):
+        return tuple(twin(item) for item in value)
+    if isinstance(value, dict):
+        return {k: twin(v) for k, v in reversed(list(value.items()))}
+    return value
+
+
+def check_call_key_meaning(a: Any, b: Any) -> None:
+    STATS["call_key_meaning"] += 1
+    key_a, key_b = agents_core.call_key("t", {"v": a}), agents_core.call_key("t", {"v": b})
+    assert (key_a == key_b) == (meaning(a) == meaning(b)), (a, b, key_a, key_b)
+    assert agents_core.call_key("t", {"v": twin(a)}) == key_a, (a, twin(a))
+    guard = agents_core.ToolGuard(clock=VirtualClock())
+    guard.record(key_a, Fault.build(status=409, code="conflict", next_step="give_up"))
+    try:
+        guard.check(key_b)
+    except GuardRefused:
+        assert meaning(a) == meaning(b), ("refused a different call", a, b)
+    else:
+        assert meaning(a) != meaning(b), ("let an equal call through", a, b)
+
+
+@settings(SURFACE)
+@given(_MEANING_VALUES, _MEANING_VALUES)
+def test_the_guards_key_is_a_function_of_meaning(a: Any, b: Any) -> None:
+    check_call_key_meaning(a, b)
+
+
+@settings(SURFACE)
+@given(_MEANING_VALUES)
+def test_a_value_and_its_twin_are_one_call(a: Any) -> None:
+    check_call_key_meaning(a, twin(a))
 
 
 def check_agents(exc: BaseException, args: dict[Any, Any], advance: float) -> None:

@@ -53,18 +53,21 @@ def test_call_key_is_canonical() -> None:
 
     class Context:
         def __repr__(self) -> str:
-            return f"<Context at {id(self):#x}>"
+            return "<Context>"
 
-    # An object json cannot write is keyed by its type, not its address.
-    assert call_key("t", {"ctx": Context()}) == call_key("t", {"ctx": Context()})
-    # A pydantic model by its data.
+    # An object with no value errconv can read is keyed by its identity (issue 27): not
+    # by its type or a constant repr, which made two different calls one.
+    one = Context()
+    assert call_key("t", {"ctx": one}) == call_key("t", {"ctx": one})
+    assert call_key("t", {"ctx": Context()}) != call_key("t", {"ctx": Context()})
+    # A pydantic model by its type and data.
     from pydantic import BaseModel
 
     class Money(BaseModel):
         amount: int
 
-    assert call_key("t", {"m": Money(amount=1)}) == ("t", '{"m":{"amount":1}}')
-    assert call_key("t", {1: "x", "a": "y"})  # keys json cannot sort still make a key
+    assert call_key("t", {"m": Money(amount=1)}) == ("t", '{"m":' + f"{Money.__module__}.{Money.__qualname__}" + '{"amount":1}}')
+    assert call_key("t", {1: "x", "a": "y"}) != call_key("t", {"1": "x", "a": "y"})  # keys by type
 
 
 def test_the_guard_refuses_give_up_for_good_and_wait_until_its_delay() -> None:

@@ -120,8 +120,10 @@ def test_the_adapter_refuses_urllib3_retries_underneath() -> None:
 # --------------------------------------------------------------------------- tenacity and stamina
 
 
-def _status_error(fault: errconv.Fault, dialect: str = "problem") -> httpx.HTTPStatusError:
-    request = httpx.Request("POST", "https://api.example.com/transfers", content=b'{"amount": 150}')
+def _status_error(fault: errconv.Fault, dialect: str = "problem", headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:
+    # A POST with an Idempotency-Key: one the hooks may repeat (issue 27).
+    keyed = {"Idempotency-Key": "transfer-1"} if headers is None else headers
+    request = httpx.Request("POST", "https://api.example.com/transfers", content=b'{"amount": 150}', headers=keyed)
     response = _answer(fault, dialect)
     response.request = request
     return httpx.HTTPStatusError("failed", request=request, response=response)
@@ -130,6 +132,7 @@ def _status_error(fault: errconv.Fault, dialect: str = "problem") -> httpx.HTTPS
 def test_the_stamina_hook_returns_the_delay_true_or_false() -> None:
     hook = errconv.clients.stamina.backoff_hook(retry=RetryPolicy(max_sleep=300))
     assert hook(_status_error(errconv.Fault.build(status=429, next_step="wait", retry_after_seconds=30))) == 30.0
+    assert hook(_status_error(errconv.Fault.build(status=429, next_step="wait", retry_after_seconds=30), headers={})) is False  # no key
     assert hook(_status_error(errconv.Fault.build(status=400, param="currency", next_step="fix_request"))) is False
     assert hook(ValueError("not an HTTP error")) is False
     assert hook(errconv.FaultError(errconv.Fault.build(status=503, next_step="wait", retry_after_seconds=2))) == 2.0

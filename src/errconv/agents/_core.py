@@ -37,6 +37,8 @@ from errconv._telemetry import telemetry as _telemetry
 from errconv.details import RequestInfo
 from errconv.retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
+from ._keys import canonical
+
 __all__ = [
     "Boundary",
     "Outcome",
@@ -296,52 +298,51 @@ def problem_json(fault: Fault, *, carry: Iterable[str] | None = None) -> dict[st
 # --------------------------------------------------------------------------- the guard
 
 
-def _plain(value: Any) -> Any:
-    """A JSON stand-in for an argument json cannot write: a pydantic model's data, else its type's name.
-
-    Only the type for anything else, so an object whose repr carries an address (or
-    that changes between calls, like a run context) does not make every call unique.
-    """
-    dump = getattr(value, "model_dump", None)
-    if callable(dump) and not isinstance(value, type):
-        try:
-            return dump(mode="json")
-        except Exception:  # a model that cannot dump itself is still an argument
-            pass
-    if isinstance(value, (set, frozenset)):
-        return sorted(json.dumps(v, sort_keys=True, default=_plain) for v in value)
-    if isinstance(value, bytes):
-        return value.hex()
-    return f"<{type(value).__qualname__}>"
+def _plain(value: Any) -> str:
+    """The canonical text of one argument value: by its full value where errconv can
+    read one (JSON values, numbers by value, dates, Decimals, UUIDs, enums, bytes,
+    dataclasses, pydantic models...), else by the object's identity (see
+    `errconv.agents._keys`)."""
+    return canonical(value)
 
 
-def call_key(tool: str, arguments: Mapping[str, Any]) -> tuple[str, str]:
-    """What makes two calls identical: the tool's name and the canonical JSON of its arguments.
+def call_key(tool: str, arguments: Mapping[str, Any], defaults: Mapping[str, Any] | None = None) -> tuple[str, str]:
+    """What makes two calls identical: the tool's name and the canonical text of its arguments.
+
+    Equal calls get one key: numbers by value (150 and 150.0), mapping members in any
+    order, and, with `defaults` (the tool's signature or schema defaults), a default
+    spelled out or left out. Different calls never share one: every value by its full
+    value, mapping keys by their type (`{"1": x}` is not `{1: x}`); an object with no
+    value errconv can read is keyed by its identity (the same object, the same call).
+    Never raises, whatever the arguments hold. The guard keeps a fixed-size digest of
+    the key, not the key (`errconv.retry.TerminalGuard`).
 
     >>> call_key("charge", {"currency": "usd", "amount": 150})
     ('charge', '{"amount":150,"currency":"usd"}')
+    >>> call_key("charge", {"currency": "usd", "amount": 150.0}) == call_key("charge", {"amount": 150, "currency": "usd"})
+    True
     """
     try:
-        canonical = json.dumps(dict(arguments), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain)
+        given = dict(arguments)
     except Exception:
-        # Keys json cannot sort (mixed types), a cycle, nesting past the stack, an int
-        # past str's digit limit: still one key per distinct call, and never a failure
-        # of the call itself (a hostile argument's repr may raise too).
-        canonical = repr(sorted((_text(k, str), _text(v)) for k, v in dict(arguments).items()))
-    return (tool, canonical)
+        return (tool, canonical(arguments))
+    if defaults:
+        try:
+            given = {**dict(defaults), **given}
+        except Exception:
+            pass
+    return (tool, canonical(given))
 
 
-def _text(value: Any, render: Callable[[Any], str] = repr) -> str:
-    """`render(value)`, or its type and hash when that raises (a hostile `__repr__`, an
-    int past the digit limit, a structure nested past the stack), else its type alone."""
-    try:
-        return render(value)
-    except Exception:
-        pass
-    try:
-        return f"<{type(value).__qualname__} {hash(value)}>"
-    except Exception:  # unhashable (a deep list) or a raising __hash__
-        return f"<{type(value).__qualname__}>"
+def schema_defaults(schema: Any) -> dict[str, Any]:
+    """The defaults a tool's JSON Schema states for its arguments (`properties.<name>.default`),
+    for `call_key(..., defaults=...)` where the keys come from a model's raw arguments:
+    a default the model spelled out or left out is then one call. Nothing for a schema
+    that states none or is no JSON Schema object."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return {}
+    return {name: spec["default"] for name, spec in properties.items() if isinstance(spec, Mapping) and "default" in spec}
 
 
 class WaitRefused(GuardRefused):
@@ -383,15 +384,16 @@ class ToolGuard(TerminalGuard):
 
     def check(self, key: Hashable) -> None:
         """Raise `WaitRefused` while a recorded wait lasts, `GuardRefused` for a give_up."""
+        slot = self._slot(key)  # the key's fixed-size digest, as the store holds it
         with self._lock:
-            entry = self._entries.get(key)
+            entry = self._entries.get(slot)
             if entry is None:
                 return
             fault, recorded = entry
             if fault.next_step == NextStep.WAIT:
                 left = (fault.retry_after_seconds or 0) - (self.clock.now() - recorded)
                 if left <= 0:
-                    del self._entries[key]
+                    del self._entries[slot]
                     return
                 raise WaitRefused(key, fault, math.ceil(left))
         super().check(key)

@@ -32,7 +32,7 @@ from typing import Any, TypeVar, overload
 
 from errconv.retry import GuardRefused
 
-from ._core import Outcome, ToolGuard, call_key, guarded, outcome, refusal, require, resolve_guard
+from ._core import Outcome, ToolGuard, call_key, guarded, outcome, refusal, require, resolve_guard, schema_defaults
 
 __all__ = ["handle_tool_error", "middleware", "on_error", "wrap"]
 
@@ -77,6 +77,14 @@ def _arguments(request: Any) -> dict[str, Any]:
     return dict(args) if isinstance(args, dict) else {"*": args}
 
 
+def _schema_properties(request: Any) -> Any:
+    """The tool's argument schema (`BaseTool.args`: name to JSON Schema), or None."""
+    try:
+        return request.tool.args if request.tool is not None else None
+    except Exception:  # a tool whose schema cannot be built: no defaults
+        return None
+
+
 def middleware(guard: ToolGuard | bool | None = True, tools: list[Any] | None = None) -> Any:
     """A `ToolErrorMiddleware` for `create_agent(..., middleware=[...])` with errconv's text and the guard.
 
@@ -94,7 +102,9 @@ def middleware(guard: ToolGuard | bool | None = True, tools: list[Any] | None = 
         """ToolErrorMiddleware with errconv's translation and the harness guard."""
 
         def _key(self, request: Any) -> tuple[str, str]:
-            return call_key(str(request.tool_call["name"]), _arguments(request))
+            # With the defaults the tool's schema states: a default spelled out or left out is one call.
+            defaults = schema_defaults({"properties": _schema_properties(request)})
+            return call_key(str(request.tool_call["name"]), _arguments(request), defaults)
 
         def _refused(self, request: Any) -> Any:
             name = request.tool.name if request.tool else request.tool_call["name"]

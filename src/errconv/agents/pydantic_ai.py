@@ -35,7 +35,7 @@ from typing import Any, TypeVar, cast, overload
 from errconv import NextStep
 from errconv.retry import Clock, RetryPolicy
 
-from ._core import Boundary, Outcome, ToolGuard, call_key, guarded, require
+from ._core import Boundary, Outcome, ToolGuard, call_key, guarded, require, schema_defaults
 
 __all__ = ["DEFAULT_MAX_WAIT", "capability", "raise_for", "wrap"]
 
@@ -140,7 +140,8 @@ def capability(
     """A PydanticAI capability (`Agent(..., capabilities=[capability()])`) doing `wrap`'s work for every tool.
 
     Built on PydanticAI's `wrap_tool_execute` hook: the guard's key is the tool's name
-    and the call's arguments as the model sent them; a failure becomes `ModelRetry`,
+    and the call's arguments as the model sent them, with the defaults the tool's
+    schema states (a default spelled out or left out is one call); a failure becomes `ModelRetry`,
     `ToolFailed` or one repeat after a short wait, as with `wrap`. Tools already
     wrapped are not translated twice (their failures are PydanticAI's own by then).
     """
@@ -169,7 +170,8 @@ def capability(
 
         async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
             boundary = self._boundary(call.tool_name)
-            key = call_key(call.tool_name, call.args_as_dict()) if boundary.guard is not None else None
+            defaults = schema_defaults(getattr(tool_def, "parameters_json_schema", None))
+            key = call_key(call.tool_name, call.args_as_dict(), defaults) if boundary.guard is not None else None
             return await boundary.acall(key, lambda: handler(args))
 
     return ErrconvToolBoundary()

@@ -6,7 +6,10 @@
 - `fault_of_response` / `fault_of_exception`: the Fault of a failed response, never
   failing on what a server sent;
 - `replay_allowed`: whether a request may be sent twice;
-- `guard_key`: what the guard remembers a request by.
+- `guard_key`: what the guard remembers a request by;
+- `Call`: one user-level call across the redirects its client follows (one budget);
+- `read_bounded` / `cut_fault`: an error body read up to `Limits.max_bytes` and no
+  further, and the fault of a body cut there.
 """
 
 from __future__ import annotations
@@ -15,10 +18,15 @@ import asyncio
 import hashlib
 import inspect
 import urllib.parse
-from collections.abc import Hashable, Mapping
+import weakref
+from collections.abc import AsyncIterable, Callable, Hashable, Iterable, Mapping
 from typing import Any
 
+import msgspec
+
 from .. import Fault, FaultError, _observe
+from .._model.fault import Origin
+from .._model.limits import DEFAULT_LIMITS, Limits
 from .._telemetry import telemetry as _telemetry
 from ..codes import Code, NextStep, reason_phrase
 from ..gateway import fault_of
@@ -26,7 +34,11 @@ from ..retry import Clock, GuardRefused, RetryPolicy, SystemClock, TerminalGuard
 
 __all__ = [
     "Attempts",
+    "Call",
     "StoppedError",
+    "cut_fault",
+    "read_bounded",
+    "read_bounded_async",
     "configure",
     "WaitTooLong",
     "fault_of_exception",
@@ -123,10 +135,59 @@ def stopped(error: BaseException | None) -> StoppedError | None:
 # --------------------------------------------------------------------------- faults
 
 
-def fault_of_response(response: Any) -> Fault:
+def fault_of_response(response: Any, limits: Limits = DEFAULT_LIMITS) -> Fault:
     """The Fault of a failed HTTP client response (its body already read). Never fails
     on what the server sent: an unreadable body is read from the status and headers."""
-    return fault_of(response)
+    return fault_of(response, limits=limits)
+
+
+# Raw bytes read past the limit before a body is cut even though its decoded length is
+# still under it: a compressed body's framing and a few chunks' headers.
+RAW_SLACK = 64 * 1024
+
+
+def read_bounded(chunks: Iterable[bytes], limit: int, downloaded: Callable[[], int] | None = None) -> tuple[bytes, bool]:
+    """The body from `chunks` up to `limit` bytes, and whether it was longer (cut).
+
+    Reading stops at the first chunk past the limit (decoded bytes) or once
+    `downloaded()` (raw bytes off the wire) is past it by more than `RAW_SLACK`: the
+    caller closes the response then, so the rest is never read. Memory: the limit plus
+    one chunk (a client's chunk is at most 64 KiB off the wire, more only after a
+    compressed chunk was inflated)."""
+    parts: list[bytes] = []
+    size = 0
+    for chunk in chunks:
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit or (downloaded is not None and downloaded() > limit + RAW_SLACK):
+            return b"".join(parts)[:limit], True
+    return b"".join(parts), False
+
+
+async def read_bounded_async(chunks: AsyncIterable[bytes], limit: int, downloaded: Callable[[], int] | None = None) -> tuple[bytes, bool]:
+    """`read_bounded` for an async stream of chunks."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in chunks:
+        parts.append(chunk)
+        size += len(chunk)
+        if size > limit or (downloaded is not None and downloaded() > limit + RAW_SLACK):
+            return b"".join(parts)[:limit], True
+    return b"".join(parts), False
+
+
+def cut_fault(status: int, headers: Any, limits: Limits) -> Fault:
+    """The fault of an error response whose body was longer than `limits.max_bytes`
+    and cut there: read from the status and headers alone, the cut said in the
+    fault's `origin.notes`. The cut body is not decoded: a prefix can say what the
+    whole does not (`"retry_after_seconds": 30` cut from `300`, half a message)."""
+    fault = fault_of((status, headers, b""), limits=limits)
+    note = (
+        f"the body was longer than Limits.max_bytes ({limits.max_bytes} bytes): read up to there, the rest not read, "
+        "and not decoded (a cut body can say what the whole does not); the fault is read from the status and headers"
+    )
+    origin = fault.origin if fault.origin is not None else Origin(dialect="http")
+    return fault.replace(origin=msgspec.structs.replace(origin, notes=(*origin.notes, note)))
 
 
 def is_error_status(status: Any) -> bool:
@@ -158,6 +219,11 @@ def fault_of_exception(error: BaseException) -> Fault | None:
     if not is_error_status(status):
         return None
     try:
+        if _attr(response, "_content") is False:
+            # A requests response streamed and never read (`stream=True`): reading
+            # `.content` would pull the whole body into memory, however large. What the
+            # caller left unread stays unread: the status and headers say the move.
+            return fault_of((status, response.headers, b""))
         return fault_of(response)
     except Exception:  # a response object whose headers or body raise as they are read
         return fault_of_status(status)
@@ -188,14 +254,18 @@ def configure(
     guard: TerminalGuard | None,
     retry_non_idempotent: bool,
     raise_for_status: bool,
+    limits: Limits | None = None,
     telemetry: bool = False,
 ) -> None:
     """Check and set the options every transport and adapter takes (`retry`, `guard`,
-    `retry_non_idempotent`, `raise_for_status`, `telemetry`) on `target`."""
+    `retry_non_idempotent`, `raise_for_status`, `limits`, `telemetry`) on `target`."""
     if retry is not None and not isinstance(retry, RetryPolicy):
         raise TypeError(f"retry must be an errconv.retry.RetryPolicy, got {type(retry).__name__}")
     if guard is not None and not isinstance(guard, TerminalGuard):
         raise TypeError(f"guard must be an errconv.retry.TerminalGuard, got {type(guard).__name__}")
+    if limits is not None and not isinstance(limits, Limits):
+        raise TypeError(f"limits must be an errconv.Limits, got {type(limits).__name__}")
+    target.limits = limits if limits is not None else DEFAULT_LIMITS
     target.retry = retry if retry is not None else RetryPolicy()
     target.guard = guard
     target.retry_non_idempotent = retry_non_idempotent
@@ -209,6 +279,9 @@ def has_idempotency_key(headers: Mapping[str, str] | Any) -> bool:
         return bool(headers.get("Idempotency-Key") or headers.get("idempotency-key"))
     except Exception:
         return False
+
+
+NOT_REPLAYABLE = "a wait, but the request is not idempotent and carries no Idempotency-Key: it is not sent twice"
 
 
 def replay_allowed(method: str, headers: Any, always: bool) -> bool:
@@ -228,6 +301,48 @@ def guard_key(method: str, url: str, body: bytes | None) -> Hashable | None:
 # --------------------------------------------------------------------------- the decisions
 
 
+class Call:
+    """One user-level call (`client.get(...)`, `session.get(...)`), across the redirects
+    its client follows: every hop's Attempts spends this one budget.
+
+    The client library sends each redirect hop as a request of its own; the transports
+    find the hop's Call where the library carries it from hop to hop (httpx copies a
+    request's extensions into its redirect; requests shares a request's hooks). A hop
+    continues a call only while the call's last answer was a redirect, and only for a
+    request other than the one that got it (the same request sent again is a new call).
+
+    `failures` counts the failed sends of the whole call and is the attempt number
+    `RetryPolicy.decide` sees: so a call sleeps at most `budget - 1` times, each at most
+    `max_sleep`, whatever the redirects; `sends` counts every request sent; `slept` the
+    seconds slept. Redirect hops themselves are the client's to bound (`max_redirects`).
+    """
+
+    __slots__ = ("failures", "last", "link", "redirected", "sends", "slept", "__weakref__")
+
+    def __init__(self, link: Any = None) -> None:
+        self.failures = 0
+        self.sends = 0
+        self.slept = 0.0
+        self.redirected = False
+        self.last: weakref.ref[Any] | None = None
+        self.link = link
+
+    def continued_by(self, request: Any, link: Any = None) -> bool:
+        """Whether `request` is the next hop of this call (see the class)."""
+        if not self.redirected or (link is not None and self.link is not link):
+            return False
+        last = self.last() if self.last is not None else None
+        return last is not request
+
+    def answered(self, request: Any, redirect: bool) -> None:
+        """Note that the hop for `request` answered: with a redirect the call may go on."""
+        self.redirected = redirect
+        try:
+            self.last = weakref.ref(request) if redirect else None
+        except TypeError:  # a request object that takes no weak reference: compare nothing
+            self.last = None
+
+
 class Attempts:
     """One request's retry decisions, with no I/O.
 
@@ -236,15 +351,20 @@ class Attempts:
     - `failed(fault, replayable)` after an attempt failed: records a give_up with the
       guard, and returns the sleep before the next attempt, or None to stop; then
       `reason` says why and `too_long` whether a wait was given up for its length.
+
+    With `call`, the budget is that Call's, shared with the other hops of one
+    user-level call (a redirect chain); without, the request is a call of its own.
     """
 
-    __slots__ = ("attempt", "guard", "key", "observer", "peer", "policy", "reason", "too_long")
+    __slots__ = ("attempt", "call", "guard", "key", "observer", "peer", "policy", "reason", "too_long")
 
     def __init__(
         self,
         policy: RetryPolicy,
         guard: TerminalGuard | None,
         key: Hashable | None,
+        call: Call | None = None,
+        *,
         observer: _observe.Observer | None = None,
         peer: Any = None,
     ) -> None:
@@ -253,6 +373,11 @@ class Attempts:
         self.policy = policy
         self.guard = guard if key is not None else None
         self.key = key
+        self.call = call if call is not None else Call()
+        # The hop has begun: the call awaits no redirect until this hop answers one
+        # (`Call.answered`), so a call that ends any other way (a final response, an
+        # exception) is never continued.
+        self.call.redirected = False
         self.attempt = 0
         self.reason = ""
         self.too_long = False
@@ -273,6 +398,7 @@ class Attempts:
                     observer.event("guard_refused", "an identical request ended give_up", refused.fault)
                 raise
         self.attempt += 1
+        self.call.sends += 1
 
     def failed(self, fault: Fault, replayable: bool = True) -> float | None:
         """The sleep before the next attempt, or None to stop with `fault`."""
@@ -298,26 +424,29 @@ class Attempts:
     def _failed(self, fault: Fault, replayable: bool) -> float | None:
         if self.guard is not None:
             self.guard.record(self.key, fault)
-        decision = self.policy.decide(fault, self.attempt)
+        self.call.failures += 1
+        decision = self.policy.decide(fault, self.call.failures)
         delay = fault.retry_after_seconds if fault.next_step == NextStep.WAIT else None
         # Said apart from decide()'s reason: a wait too long to sleep through is given up
         # explicitly (WaitTooLong) even when the budget would also have stopped it.
         self.too_long = not decision.retry and delay is not None and delay > self.policy.max_sleep
         if decision.retry and not replayable:
-            self.reason = "a wait, but the request is not idempotent and carries no Idempotency-Key: it is not sent twice"
+            self.reason = NOT_REPLAYABLE
             return None
         if not decision.retry:
             self.reason = decision.reason
             return None
+        self.call.slept += decision.sleep
         return decision.sleep
 
     def calls(self) -> int:
-        """Calls made so far."""
-        return self.attempt
+        """Calls made so far (every hop of the user-level call)."""
+        return self.call.sends
 
     def note(self) -> str:
         """The note a stopped request's exception carries (as `RetryPolicy.call` writes it)."""
-        return f"errconv.retry: stopped after {self.attempt} call{'s' if self.attempt != 1 else ''}: {self.reason}"
+        calls = self.calls()
+        return f"errconv.retry: stopped after {calls} call{'s' if calls != 1 else ''}: {self.reason}"
 
 
 def _host(url: Any) -> str | None:
@@ -348,6 +477,25 @@ async def sleep_async(clock: Clock, seconds: float) -> None:
     result = sleep(seconds)
     if inspect.isawaitable(result):
         await result
+
+
+def request_of_error(error: BaseException) -> Any:
+    """The request behind an HTTP client's status error, or None."""
+    response = _attr(error, "response")
+    return _attr(response, "request") or _attr(error, "request")
+
+
+def replay_allowed_for(error: BaseException, always: bool) -> bool:
+    """Whether the request behind `error` may be sent again (see `replay_allowed`): a
+    failure with no request to read (a FaultError a function raised) is the function's
+    to judge, and may be."""
+    if always:
+        return True
+    request = request_of_error(error)
+    method = _attr(request, "method")
+    if not isinstance(method, str):
+        return True
+    return replay_allowed(method, _attr(request, "headers"), False)
 
 
 def key_of_error(error: BaseException) -> Hashable | None:

@@ -6,13 +6,34 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from .._model.limits import Limits
 from ..retry import RetryPolicy, TerminalGuard
-from ._core import Attempts, configure, fault_of_response, fill, guard_key, is_error_status, message, replay_allowed, sleep_async, transport_fault
+from ._core import (
+    Attempts,
+    Call,
+    configure,
+    cut_fault,
+    fault_of_response,
+    fill,
+    guard_key,
+    is_error_status,
+    message,
+    read_bounded,
+    read_bounded_async,
+    replay_allowed,
+    sleep_async,
+    transport_fault,
+)
 
 __all__ = ["AsyncTransportMixin", "TransportMixin", "init_error"]
 
 # Where the fault of a stopped request is left for the caller who gets the response.
 FAULT_EXTENSION = "errconv.fault"
+# Where a user-level call's budget rides from one redirect hop to the next: httpx
+# builds each redirect request with a copy of the previous one's extensions.
+CALL_EXTENSION = "errconv.call"
+# Set (to the bytes kept) on a response whose error body was cut at Limits.max_bytes.
+CUT_EXTENSION = "errconv.body_cut"
 
 
 def init_error(error: Any, fault: Any, request: Any, response: Any, calls: int, reason: str) -> None:
@@ -39,19 +60,43 @@ class _Common:
         guard: TerminalGuard | None,
         retry_non_idempotent: bool,
         raise_for_status: bool,
+        limits: Limits | None = None,
         telemetry: bool = False,
     ) -> None:
-        configure(self, retry, guard, retry_non_idempotent, raise_for_status, telemetry)
+        configure(self, retry, guard, retry_non_idempotent, raise_for_status, limits, telemetry)
 
     def _plan(self, request: Any) -> tuple[Attempts, bool]:
-        """The request's Attempts, and whether it may be sent again."""
+        """The request's Attempts (on its user-level call's budget), and whether it may be sent again."""
         try:
             body: bytes | None = request.content
         except self.lib.RequestNotRead:
-            body = None  # a streamed upload: gone once sent
+            # A redirect hop carries its body as the stream of the request it follows,
+            # unread: in memory (a ByteStream), so read it; anything else is a streamed
+            # upload, gone once sent.
+            body = request.read() if isinstance(request.stream, self.lib.ByteStream) else None
         url = str(request.url)
         replayable = body is not None and replay_allowed(request.method, request.headers, self.retry_non_idempotent)
-        return Attempts(self.retry, self.guard, guard_key(request.method, url, body), self.observer, request.url), replayable
+        call = request.extensions.get(CALL_EXTENSION)
+        if not (isinstance(call, Call) and call.continued_by(request)):
+            call = Call()
+            request.extensions[CALL_EXTENSION] = call
+        attempts = Attempts(self.retry, self.guard, guard_key(request.method, url, body), call, observer=self.observer, peer=request.url)
+        return attempts, replayable
+
+    def _returned(self, request: Any, response: Any, attempts: Attempts) -> Any:
+        """`response`, the hop's last: a redirect lets the call go on to its next hop."""
+        attempts.call.answered(request, bool(response.has_redirect_location))
+        return response
+
+    def _cut(self, response: Any, body: bytes) -> Any:
+        """The fault of `response`, whose body the transport read no further than the
+        limit and closed: `body` is what the caller gets as its content."""
+        # httpx has no public way to give a response a body other than its stream's;
+        # `_content` is where its own read() keeps it, and read(), `.content` and
+        # iter_bytes() all serve it from there.
+        response._content = body
+        response.extensions[CUT_EXTENSION] = len(body)
+        return cut_fault(response.status_code, response.headers, self.limits)
 
     def _no_response(self, error: Exception) -> tuple[Any, bool] | None:
         """The fault of a request that got no response, and whether it certainly never
@@ -78,6 +123,7 @@ class _Common:
     def _describe(self) -> str:
         return f"retry={self.retry!r}, guard={self.guard!r}, retry_non_idempotent={self.retry_non_idempotent}, raise_for_status={self.raise_for_status}"
 
+    limits: Limits
     retry: RetryPolicy
     guard: TerminalGuard | None
     retry_non_idempotent: bool
@@ -158,15 +204,23 @@ class TransportMixin(_Common):
                 slept = sleep
                 continue
             if not is_error_status(response.status_code):
-                return response
-            response.read()  # the body says what to do; the caller still gets it
-            fault = fault_of_response(response)
+                return self._returned(request, response, attempts)
+            fault = self._read(response)  # the body says what to do; the caller still gets it
             sleep = attempts.failed(fault, replayable)
             if sleep is None:
                 return self._stop(request, response, fault, attempts)
             response.close()
             attempts.clock.sleep(sleep)
             slept = sleep
+
+    def _read(self, response: Any) -> Any:
+        """The fault of an error response, its body read up to the limit and no further."""
+        body, cut = read_bounded(response.iter_bytes(), self.limits.max_bytes, lambda: response.num_bytes_downloaded)
+        if not cut:
+            response._content = body  # read to its end: what read() would have kept
+            return fault_of_response(response, self.limits)
+        response.close()  # the rest is never read: the connection goes, not the memory
+        return self._cut(response, body)
 
     def close(self) -> None:
         """Close the wrapped transport."""
@@ -209,15 +263,23 @@ class AsyncTransportMixin(_Common):
                 slept = sleep
                 continue
             if not is_error_status(response.status_code):
-                return response
-            await response.aread()
-            fault = fault_of_response(response)
+                return self._returned(request, response, attempts)
+            fault = await self._aread(response)
             sleep = attempts.failed(fault, replayable)
             if sleep is None:
                 return self._stop(request, response, fault, attempts)
             await response.aclose()
             await sleep_async(attempts.clock, sleep)
             slept = sleep
+
+    async def _aread(self, response: Any) -> Any:
+        """The fault of an error response, its body read up to the limit and no further."""
+        body, cut = await read_bounded_async(response.aiter_bytes(), self.limits.max_bytes, lambda: response.num_bytes_downloaded)
+        if not cut:
+            response._content = body  # read to its end: what aread() would have kept
+            return fault_of_response(response, self.limits)
+        await response.aclose()  # the rest is never read: the connection goes, not the memory
+        return self._cut(response, body)
 
     async def aclose(self) -> None:
         """Close the wrapped transport."""

@@ -22,6 +22,13 @@ off, so that errconv's policy is the only loop:
   `retry_non_idempotent=True` says it may be;
 - a timeout or a broken connection is a wait without a delay (the policy's backoff);
   a connection never made is safe to repeat for any method;
+- an error body is read up to `Limits.max_bytes` (1 MiB; `limits=`) and no
+  further: a longer one is cut there, its connection closed, and its fault read
+  from the status and headers (`fault.origin.notes` says so;
+  `response.extensions["errconv.body_cut"]` holds the bytes kept);
+- one budget per call: the redirects the client follows share it
+  (`follow_redirects=True`), each hop retried as the policy says, so one
+  `client.get()` sleeps at most `budget - 1` times, each at most `max_sleep`;
 - the last response comes back as it was, its body read and its Fault in
   `response.extensions["errconv.fault"]`; with `raise_for_status=True` it is raised
   instead as `FaultHTTPStatusError`, an `httpx2.HTTPStatusError` with `.fault`;
@@ -40,6 +47,7 @@ from .._extras import require
 require("httpx2", package="httpx2", extra="httpx2", what="errconv.clients.httpx2")
 import httpx2  # noqa: E402 - after the check that names the extra
 
+from .._model.limits import Limits
 from ..retry import RetryPolicy, TerminalGuard
 from ._core import StoppedError, WaitTooLong
 from ._httpx_common import AsyncTransportMixin, TransportMixin, init_error
@@ -71,6 +79,8 @@ class Transport(TransportMixin, httpx2.BaseTransport):
         retry_non_idempotent: repeat a POST or PATCH without an Idempotency-Key too.
         raise_for_status: raise `FaultHTTPStatusError` instead of returning the last
             failed response.
+        limits: an error body is read up to `limits.max_bytes` (default 1 MiB) and
+            no further; a longer one is cut there and its connection closed.
         telemetry: record each fault read on the span current at the request and
             count it; each resend's attempt span gets `http.request.resend_count`
             (`errconv.otel`; put OpenTelemetry's httpx transport inside this one).
@@ -88,10 +98,11 @@ class Transport(TransportMixin, httpx2.BaseTransport):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        limits: Limits | None = None,
         telemetry: bool = False,
     ) -> None:
         self.inner = transport if transport is not None else httpx2.HTTPTransport()
-        self._configure(retry, guard, retry_non_idempotent, raise_for_status, telemetry)
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status, limits, telemetry)
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx2.Transport({self.inner!r}, {self._describe()})"
@@ -114,10 +125,11 @@ class AsyncTransport(AsyncTransportMixin, httpx2.AsyncBaseTransport):
         guard: TerminalGuard | None = None,
         retry_non_idempotent: bool = False,
         raise_for_status: bool = False,
+        limits: Limits | None = None,
         telemetry: bool = False,
     ) -> None:
         self.inner = transport if transport is not None else httpx2.AsyncHTTPTransport()
-        self._configure(retry, guard, retry_non_idempotent, raise_for_status, telemetry)
+        self._configure(retry, guard, retry_non_idempotent, raise_for_status, limits, telemetry)
 
     def __repr__(self) -> str:
         return f"errconv.clients.httpx2.AsyncTransport({self.inner!r}, {self._describe()})"

@@ -15,6 +15,8 @@ body and headers) and asks `RetryPolicy.decide`:
 - a wait with a stated delay returns the delay (stamina then sleeps exactly that);
 - a wait with none returns True: stamina's own jittered backoff;
 - a fix_request, a give_up, or an exception with no response returns False;
+- so does a wait on a request that is not idempotent (POST, PATCH) and carries no
+  `Idempotency-Key` (as the transports refuse it), unless `retry_non_idempotent=True`;
 - a wait longer than the policy's `max_sleep` raises `errconv.clients.WaitTooLong`
   (`.fault`, `.retry_after_seconds`) from the failure: given up at once.
 
@@ -35,12 +37,14 @@ require("stamina", package="stamina", extra="stamina", what="errconv.clients.sta
 
 from ..codes import NextStep
 from ..retry import RetryPolicy, TerminalGuard
-from ._core import WaitTooLong, fault_of_exception, key_of_error
+from ._core import WaitTooLong, fault_of_exception, key_of_error, replay_allowed_for
 
 __all__ = ["backoff_hook"]
 
 
-def backoff_hook(*, retry: RetryPolicy | None = None, guard: TerminalGuard | None = None) -> Callable[[Exception], bool | float]:
+def backoff_hook(
+    *, retry: RetryPolicy | None = None, guard: TerminalGuard | None = None, retry_non_idempotent: bool = False
+) -> Callable[[Exception], bool | float]:
     """stamina's `on=` hook, deciding through `retry` (see the module)."""
     policy = retry if retry is not None else RetryPolicy()
 
@@ -57,7 +61,7 @@ def backoff_hook(*, retry: RetryPolicy | None = None, guard: TerminalGuard | Non
         delay = fault.retry_after_seconds if fault.next_step == NextStep.WAIT else None
         if delay is not None and delay > policy.max_sleep:
             raise WaitTooLong(fault, response=getattr(error, "response", None), reason=decision.reason) from error
-        if not decision.retry:
+        if not decision.retry or not replay_allowed_for(error, retry_non_idempotent):
             return False
         return float(delay) if delay is not None else True
 

@@ -20,7 +20,11 @@ with tenacity's attempt number, so the policy's budget, backoff and `max_sleep` 
   tenacity's own, `retry_if_fault(...) | retry_if_exception_type(httpx.TransportError)`,
   to retry those as well); for a wait longer than `max_sleep` it raises
   `errconv.clients.WaitTooLong` (`.fault`, `.retry_after_seconds`) from the failure;
-- `wait_fault` is the stated delay, or the policy's backoff step when none is stated.
+- `wait_fault` is the stated delay, or the policy's backoff step when none is stated;
+- a request that is not idempotent (POST, PATCH) and carries no `Idempotency-Key` is
+  not repeated (as the transports refuse it), unless `retry_non_idempotent=True`
+  says it may be; a failure with no request to read (a FaultError your function
+  raised) is yours to judge, and is repeated as the policy says.
 
 With `guard=TerminalGuard()`, a give_up is recorded against its request (method, URL,
 body), for a `errconv.clients.httpx.Transport` or `requests.Adapter` sharing the guard to
@@ -40,7 +44,7 @@ import tenacity  # noqa: E402 - after the check that names the extra
 
 from ..codes import NextStep
 from ..retry import RetryPolicy, TerminalGuard
-from ._core import WaitTooLong, fault_of_exception, key_of_error
+from ._core import WaitTooLong, fault_of_exception, key_of_error, replay_allowed_for
 
 __all__ = ["retry_if_fault", "retrying", "wait_fault"]
 
@@ -71,9 +75,10 @@ class retry_if_fault(tenacity.retry_base):  # noqa: N801
     """Retry a failure whose fault the policy repeats; raise `WaitTooLong` for a wait
     longer than the policy's `max_sleep`."""
 
-    def __init__(self, *, retry: RetryPolicy | None = None, guard: TerminalGuard | None = None) -> None:
+    def __init__(self, *, retry: RetryPolicy | None = None, guard: TerminalGuard | None = None, retry_non_idempotent: bool = False) -> None:
         self.policy = retry if retry is not None else RetryPolicy()
         self.guard = guard
+        self.retry_non_idempotent = retry_non_idempotent
 
     def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
         error = _failure(retry_state)
@@ -90,16 +95,19 @@ class retry_if_fault(tenacity.retry_base):  # noqa: N801
             raise WaitTooLong(
                 fault, response=getattr(error, "response", None), calls=retry_state.attempt_number, reason=decision.reason
             ) from error
-        return decision.retry
+        return decision.retry and replay_allowed_for(error, self.retry_non_idempotent)
 
 
-def retrying(*, retry: RetryPolicy | None = None, guard: TerminalGuard | None = None, **kwargs: Any) -> tenacity.Retrying:
+def retrying(
+    *, retry: RetryPolicy | None = None, guard: TerminalGuard | None = None, retry_non_idempotent: bool = False, **kwargs: Any
+) -> tenacity.Retrying:
     """A `tenacity.Retrying` driven by the policy: its wait, its retry rule, its clock's
     sleep, and the last exception re-raised as it was (`reraise=True`). `kwargs` go to
     `Retrying` (a `before_sleep` logger, say)."""
     policy = retry if retry is not None else RetryPolicy()
     kwargs.setdefault("reraise", True)
-    return tenacity.Retrying(wait=wait_fault(retry=policy), retry=retry_if_fault(retry=policy, guard=guard), sleep=policy.clock.sleep, **kwargs)
+    rule = retry_if_fault(retry=policy, guard=guard, retry_non_idempotent=retry_non_idempotent)
+    return tenacity.Retrying(wait=wait_fault(retry=policy), retry=rule, sleep=policy.clock.sleep, **kwargs)
 
 
 def __dir__() -> list[str]:

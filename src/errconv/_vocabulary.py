@@ -35,6 +35,7 @@ __all__ = [
     "STEP_MEMBERS",
     "Meaning",
     "is_generic",
+    "is_strong",
     "status_in_prose",
     "meaning_of",
     "period_of",
@@ -315,6 +316,39 @@ def meaning_of(text: str) -> Meaning | None:
         if pattern.search(text):
             return meaning
     return None
+
+
+# Rows whose every match, one word or several, names its meaning outright.
+_STRONG_ROWS = frozenset(
+    ("insufficient funds", "billing", "out of space", "request clock", "password policy", "unknown field", "refused content",
+     "unknown endpoint", "expired credentials", "unauthorized", "rate limit", "quota", "count cap", "maintenance", "timeout"),
+)  # fmt: skip
+# Single words of the other rows that say their meaning alone.
+_STRONG_WORDS = frozenset(
+    ("forbidden", "overloaded", "notfound", "duplicate", "unimplemented", "deprecated", "throttled", "malformed",
+     "unprocessable", "invalid", "terminated", "archived", "locked", "suspended", "deactivated", "banned", "cancelled",
+     "canceled"),
+)  # fmt: skip
+
+
+def is_strong(text: str) -> bool:
+    """Whether a message's words (as `words` gives them) name their meaning with a
+    phrase, not one stray word: only such a message moves a stated 4xx off its own
+    move (issue 27: a 400 "upstream said hi" is no wait, a 400 "server overloaded,
+    try again later" is one).
+
+    >>> is_strong("upstream said hi"), is_strong("upstream service unavailable"), is_strong("rate limited")
+    (False, True, True)
+    """
+    for pattern, meaning in CODE_WORDS:
+        m = pattern.search(text)
+        if m is not None:
+            span = m.group(0).strip()
+            if meaning.name in _STRONG_ROWS or " " in span or span in _STRONG_WORDS:
+                return True
+            # Two words of the row ("permission denied") are a phrase too.
+            return pattern.search(text, m.end()) is not None
+    return False
 
 
 # A code that only names a status class (`BAD_REQUEST_ERROR`, `not_found`, `Unauthorized`)

@@ -46,7 +46,7 @@ import msgspec
 
 from .. import _vocabulary as vocab
 from .._model.errors import DecodeError, shorten
-from .._model.fault import Fault, Violation
+from .._model.fault import Basis, Fault, Violation
 from .._model.retry_after import parse_http_date, parse_timestamp, prose_delay, read_retry_after, whole
 from ..codes import NextStep, code_for_http, infer_next_step
 from ._base import Dialect, HttpInfo
@@ -515,6 +515,12 @@ def _settle(
                 # (ElevenLabs' characters), which the clock does not give back.
                 step = _GIVE_UP
                 meaning_from += ", no period named"
+    status = fields["status"]
+    if from_message and step is not None and 400 <= status < 500 and "status" not in reading.inferred and not vocab.is_strong(prose_words):
+        # One stray word of a message ("upstream said hi" at 400) does not move a stated
+        # 4xx off its own move: only a phrase that names the meaning does (issue 27).
+        reading.notes += (f"{meaning_from} is one word, too weak to move HTTP {status}; the status decides",)
+        step = None
     if stated is not None:
         if step is not None and step != stated:
             reading.notes += (f"{meaning_from} says {step}; the stated {stated} wins",)
@@ -578,7 +584,27 @@ def _with_evidence(fault: Fault, found: _Found) -> Fault:
         evidence = [e for e in evidence if e[0] != "retry_after_seconds"]
     order = {"status": 0, "code": 1, "next_step": 2, "retry_after_seconds": 3, "param": 4, "detail": 5}
     evidence.sort(key=lambda e: order.get(e[0], 9))
-    return msgspec.structs.replace(fault, origin=msgspec.structs.replace(origin, evidence=tuple(evidence)))
+    # The basis of each fact, from its evidence (the ending's own for a next step the body
+    # did not state: it knows the ladder of an assumed status from an inference).
+    bases = dict(origin.bases)
+    for fact, source in evidence:
+        if fact in ("status", "code", "retry_after_seconds") or (fact == "next_step" and source[:1] == "/"):
+            bases[fact] = _basis(source)
+    return msgspec.structs.replace(
+        fault, origin=msgspec.structs.replace(origin, evidence=tuple(evidence), bases=tuple(bases.items()))
+    )
+
+
+def _basis(source: str) -> Basis:
+    """The basis an evidence source gives: a pointer, a header, the status line or the
+    prose stated it; `inferred from ...`; `assumed: ...`."""
+    if source.startswith("inferred from "):
+        return Basis(kind="inferred", source=source[len("inferred from ") :])
+    if source.startswith("assumed"):
+        return Basis(kind="assumed")
+    if source.startswith("header "):
+        return Basis(kind="stated", source=source[len("header ") :])
+    return Basis(kind="stated", source=source)
 
 
 def _param_value(value: Any, name: str) -> str | None:

@@ -449,7 +449,7 @@ def _explanation(fault: Fault, dialect: str | None = None) -> dict[str, Any]:
         lost = list(losses(fault, name))
         table.append({"dialect": name, "keeps": [f for f in present if f not in lost], "loses": lost})
     step = str(fault.next_step) if fault.next_step is not None else None
-    info = {
+    info: dict[str, Any] = {
         "dialect": dialect,
         "status": fault.status,
         "status_name": reason_phrase(fault.status),

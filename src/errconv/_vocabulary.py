@@ -253,6 +253,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # does not exist or you do not have permission to view it"): the request is wrong, before
     # the not-found and permission rows its words would also match.
     _row(r"\b(?:field|parameter|param|property|column|attribute|argument|option)s? [`'\"]?[a-z0-9_.\[\]-]+[`'\"]? (?:does ?n[o' ]?t exist|is unknown|not found|is not (?:a )?(?:valid|known|recogni[sz]ed))\b", _FIX, Code.INVALID_ARGUMENT, 400, "unknown field"),
+    # A part the request left out, named ("No valid crumb was included in the request",
+    # Jenkins' CSRF header at 403): the request must carry it, whatever status carried it.
+    _row(r"\b(?:no valid|no|missing(?: required)?) [a-z][a-z0-9_-]{1,40} (?:was |were )?(?:included|provided|supplied|given|specified|sent) (?:in|with) the request\b", _FIX, Code.INVALID_ARGUMENT, 400, "missing argument"),
     # Content a word list refuses (Reddit's BODY_BLACKLISTED_STRING): other words pass, so
     # the request is to change, not the caller's rights.
     _row(r"\b(?:blacklist\w*|blocklist\w*|banned|prohibited|forbidden|disallowed) (?:string|word|words|phrase|content|text|characters?|terms?)\b", _FIX, Code.INVALID_ARGUMENT, 400, "refused content"),
@@ -334,7 +337,8 @@ def meaning_of(text: str) -> Meaning | None:
 # Rows whose every match, one word or several, names its meaning outright.
 _STRONG_ROWS = frozenset(
     ("insufficient funds", "billing", "out of space", "request clock", "password policy", "unknown field", "refused content",
-     "unknown endpoint", "expired credentials", "unauthorized", "rate limit", "quota", "count cap", "maintenance", "timeout"),
+     "unknown endpoint", "expired credentials", "unauthorized", "rate limit", "quota", "count cap", "maintenance", "timeout",
+     "missing argument"),
 )  # fmt: skip
 # Single words of the other rows that say their meaning alone.
 _STRONG_WORDS = frozenset(

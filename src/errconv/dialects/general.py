@@ -82,6 +82,11 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
         return True
     if any(_valid_status(obj.get(name)) is not None for name in vocab.STATUS_MEMBERS[:12] if name in obj):
         return True
+    for wrapper in ("meta", "error", "status", "response"):
+        inner = obj.get(wrapper)
+        # Giphy's {"data": [], "meta": {"status": 429, "msg": ...}}: a status one level down.
+        if type(inner) is dict and any(_valid_status(inner.get(name)) is not None for name in vocab.STATUS_MEMBERS[:12] if name in inner):
+            return True
     if len(obj) == 1:
         (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
         if type(inner) is str:
@@ -108,7 +113,19 @@ def _looks_like_an_error_inner(obj: dict[str, Any]) -> bool:
     if not keys.isdisjoint(_ERROR_ONLY):
         return True
     named = type(obj.get("name")) is str and _ERROR_CLASS.search(obj["name"]) is not None  # PayPal's INSTRUMENT_DECLINED
-    return (named or not keys.isdisjoint(_CODE_NAMES)) and not keys.isdisjoint(_MESSAGE_NAMES)
+    if (named or not keys.isdisjoint(_CODE_NAMES)) and not keys.isdisjoint(_MESSAGE_NAMES):
+        return True
+    # LINE's {"message": ..., "details": [{"message": ..., "property": "messages[0].text"}]}:
+    # a message beside a list of entries that each name a field.
+    if type(obj.get("message")) is str:
+        for name in vocab.LIST_MEMBERS:
+            entries = obj.get(name)
+            if type(entries) is list and entries and type(entries[0]) is dict and not entries[0].keys().isdisjoint(_ENTRY_PARAMS_FIRST):
+                return True
+    return False
+
+
+_ENTRY_PARAMS_FIRST = frozenset(("field", "property", "param", "parameter", "path", "loc", "pointer", "propertyName", "fieldName", "field_name"))
 
 
 _ERROR_ONLY = frozenset(
@@ -428,6 +445,14 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     if violations and param_at[:1] == "/":
         found.read.add(param_at.split("/")[1])
 
+    # A request clock's words name the argument to re-sign ("Invalid nonce", Binance's
+    # "Timestamp for this request was 1000ms ahead of the server's time").
+    if param is None and message is not None:
+        clock = _CLOCK_PARAM.search(message[:512])
+        if clock is not None and (m := vocab.meaning_of(vocab.words(message))) is not None and m.name == "request clock":
+            param, param_at = clock.group(1).lower() if clock.group(1) != "recvWindow" else "recvWindow", f"prose {message_at}"
+            found.took("param", param_at)
+
     # A stated next step.
     stated: NextStep | None = None
     for name in vocab.STEP_MEMBERS:
@@ -477,6 +502,11 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
         if meaning is not None:
             status = meaning.status
             found.evidence.append(("status", f"inferred from {meaning_from}"))
+        elif violations:
+            # Field violations and nothing else: the request is to mend, whatever status
+            # carried it (LINE's "The request body has 2 error(s)" with its details).
+            status = 400
+            found.evidence.append(("status", f"inferred from field violations at {param_at}"))
         else:
             status = 500
             reading.notes += ("no status in the general body; 500 assumed",)
@@ -492,6 +522,9 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     if violations:
         fields["violations"] = violations
     return _settle(fields, reading, found, stated, meaning, meaning_from, delay, delay_at, message, prose_text, value)
+
+
+_CLOCK_PARAM = re.compile(r"(?i)\b(nonce|timestamp|recvWindow)\b")
 
 
 def _meaning(candidates: list[tuple[str, str]], message: str | None) -> tuple[vocab.Meaning | None, str]:
@@ -808,7 +841,7 @@ _PROSE_PARAMS = (
     re.compile(r"(?i)\b(?:in|field|parameter|param|property|argument|attribute|key)\s+`(" + _IDENT + r")`"),
     re.compile(r"(?i)`(" + _IDENT + r")`(?::| (?:is|are|must|should|field|parameter|param)\b)"),
     re.compile(r"(?i)\b(?:missing|unknown|invalid|required|duplicate) (?:field|parameter|param|property|argument|attribute|key)s?:? [`'\"]?(" + _IDENT + r")"),
-    re.compile(r"(?i)\b(?:field|parameter|param|property|argument|attribute) [`'\"](" + _IDENT + r")[`'\"]"),
+    re.compile(r"(?i)\b(?:field|parameter|param|property|argument|attribute),? [`'\"](" + _IDENT + r")[`'\"]"),
     re.compile(r"(?i)[`'\"](" + _IDENT + r")[`'\"] (?:associated|is (?:required|missing|invalid|not valid)|must|field|parameter|param|property|should)\b"),
     re.compile(r"(?:^|: )(" + _IDENT + r"): (?:invalid (?:type|value|length)|missing field|unknown variant|expected)\b"),
     # class-validator's messages (NestJS: "id must be a UUID", "name should not be empty"),
@@ -834,7 +867,9 @@ def prose_param(text: str) -> str | None:
     text = text[:1024]
     for pattern in _PROSE_PARAMS:
         for m in pattern.finditer(text):
-            if m.group(1).lower() not in _NOT_NAMES:
+            # A name in quotes is the field, whatever the word ("The property, 'to', ...").
+            quoted = m.end(1) < len(text) and text[m.end(1)] in "`'\""
+            if quoted or m.group(1).lower() not in _NOT_NAMES:
                 return m.group(1)
     return None
 
@@ -918,7 +953,7 @@ def _text_code(text: str) -> tuple[str, str] | None:
 
 
 _XML_HEAD = re.compile(rb"\s*(?:<\?xml[^>]{0,200}\?>\s*)?<[A-Za-z]")
-_XML_ELEMENT = re.compile(r"<([A-Za-z][\w.-]{0,40})((?:\s+[\w.:-]{1,40}\s*=\s*\"[^\"<]{0,1000}\")*)\s*(/?)>([^<]{0,1000})")
+_XML_ERROR_TAG = re.compile(r"<(error|err|status|fault|exception)(?=[\s/>])", re.IGNORECASE)
 _XML_ATTR = re.compile(r"([\w.:-]{1,40})\s*=\s*\"([^\"<]{0,1000})\"")
 _XML_ERRORS = frozenset(("error", "err", "status", "fault", "exception"))
 
@@ -934,14 +969,19 @@ def _xml_error(body: bytes) -> tuple[str | None, str | None, str] | None:
         text = body[: _MAX_TEXT * 4].decode("utf-8")
     except UnicodeDecodeError:
         return None
-    for i, m in enumerate(_XML_ELEMENT.finditer(text)):
+    for i, m in enumerate(_XML_ERROR_TAG.finditer(text)):
         if i >= 32:
             break
-        name = m.group(1).lower()
-        if name not in _XML_ERRORS:
+        # The tag's attributes up to its '>', and the text up to the next '<': found with
+        # str.find within bounds, so a hostile body costs one pass, not a backtracking regex.
+        close = text.find(">", m.end(), m.end() + 4000)
+        if close < 0:
             continue
-        attrs = dict(_XML_ATTR.findall(m.group(2)))
-        inner = html.unescape(m.group(4)).strip()
+        tag = text[m.end() : close]
+        after = text.find("<", close + 1, close + 1001)
+        inner = "" if tag.endswith("/") else html.unescape(text[close + 1 : after if after >= 0 else close + 1001]).strip()
+        name = m.group(1).lower()
+        attrs = dict(_XML_ATTR.findall(tag))
         message = attrs.get("message") or attrs.get("msg") or (inner if name != "status" and inner else None)
         for key in ("code", "errorCode", "error_code", "value", "id"):
             raw = attrs.get(key)

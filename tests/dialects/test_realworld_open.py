@@ -2,8 +2,11 @@
 
 The corpus is split by service into halves (tests/realworld_open/README.md): `rules`, the
 half the general reader's vocabulary was written from, and `heldout`, gathered and scored
-without sight of the rules once they were frozen. For each half that exists this prints:
-the share of stated facts read right, the share of next steps right, and the same for
+without sight of the rules once they were frozen; round 2 (issue 28) adds `r2_rules` and the
+blind `r2_heldout`. No service is in two halves. For each half that exists this prints:
+the share of stated facts read right, the share of next steps right, the precision of the
+moves errconv does not mark assumed (`Fault.basis("next_step").kind` stated or inferred:
+of those, the share right), and the same for
 the status-only rule of the issue (408/429/5xx wait except 500/501; 400/409/412/422
 fix_request; other 4xx give_up), once from the status alone and once allowed the status
 the body states. The score is reported, not asserted: a half below 90% does not fail.

@@ -97,6 +97,10 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
                 return True  # GeoNames' {"status": {"message": ..., "value": 18}}
             return _looks_like_an_error_inner(inner)
         return False
+    # CryptoCompare's {"Response": "Error", "Message": ...}: a member that says error, beside a message.
+    for name in ("Response", "response", "result", "Result", "status", "Status"):
+        if type(obj.get(name)) is str and obj[name].lower() in ("error", "fail", "failed", "failure") and not keys.isdisjoint(_MESSAGE_NAMES):
+            return True
     # Bybit's and others' {"retCode": 10006, "retMsg": ...}: a nonzero return code beside a message.
     for name in ("retCode", "ret_code", "returnCode", "return_code"):
         raw = obj.get(name)
@@ -353,10 +357,12 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             if at in mirrors:
                 continue
             raw = obj[name]
-            if name in ("type", "kind") and _names_a_resource(obj):
+            if name in ("type", "kind", "Type") and _names_a_resource(obj):
                 continue  # {"type": "Entry", "id": "1zqu..."}: a reference to a record, not an error
             if name == "error_summary" and type(raw) is str:
                 raw = raw.rstrip("/.") or raw  # Dropbox's "too_many_write_operations/.": the path's end marks
+            if name == "Type" and type(raw) is not int and (type(raw) is not str or not _UPPER_CODE.fullmatch(raw)):
+                continue  # CryptoCompare's numbered Type; a capitalised type word is a record's kind
             if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
             if name == "name" and not _ERROR_CLASS.search(raw):
@@ -587,7 +593,7 @@ def _settle(
             if period is not None and (period[0] == "long" or (period[0] == "plan" and vocab.names_long_period(text))):
                 step = _GIVE_UP
                 meaning_from += ", a long period"
-        elif meaning.name == "invalid request" and not meaning_from.startswith("code") and fields["status"] in (401, 403, 404, 410) and "status" not in reading.inferred:
+        elif meaning.name == "invalid request" and not meaning_from.startswith("code") and fields["status"] in (401, 403, 404, 410) and "status" not in reading.inferred and not fields.get("param"):
             # The catch-all words of a message ("Invalid Merchant Account" at 403) say what was
             # refused, not that the request can be mended: the status decides.
             step = None
@@ -604,7 +610,15 @@ def _settle(
                 step = _GIVE_UP
                 meaning_from += ", no period named"
     status = fields["status"]
-    if from_message and ", over code" not in meaning_from and step is not None and 400 <= status < 500 and "status" not in reading.inferred and not vocab.is_strong(prose_words):
+    if (
+        from_message
+        and ", over code" not in meaning_from
+        and step is not None
+        and 400 <= status < 500
+        and "status" not in reading.inferred
+        and not fields.get("param")  # a message that names the field at fault is no stray word
+        and not vocab.is_strong(prose_words)
+    ):
         # One stray word of a message ("upstream said hi" at 400) does not move a stated
         # 4xx off its own move: only a phrase that names the meaning does (issue 27).
         reading.notes += (f"{meaning_from} is one word, too weak to move HTTP {status}; the status decides",)
@@ -847,6 +861,8 @@ _PROSE_PARAMS = (
     # class-validator's messages (NestJS: "id must be a UUID", "name should not be empty"),
     # the field first and alone.
     re.compile(r"^([a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*) (?:must|should) (?:be|not|contain|have|match|only)\b"),
+    # A header the message names ("Shared secret is required in x-api-key header.", Etsy's 403).
+    re.compile(r"\b(?:in|the|missing|invalid) ([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+) header\b"),
     # "Please add a username to each call" (GeoNames): what the request must carry.
     re.compile(r"(?i)\b(?:add|provide|specify|include|supply|pass) (?:a |an |the |your )?(" + _IDENT + r") (?:parameter|param|field|argument|to (?:each|every|the|your|this) (?:call|request)s?)\b"),
 )

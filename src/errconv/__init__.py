@@ -32,7 +32,7 @@ from ._pipeline.api import convert, decode, detect, encode, losses
 from ._catalog import Catalog
 from ._exceptions import from_exception
 from ._model.errors import ContractError, DecodeError, ErrconvError, FaultError, LossError, UnknownDialectError
-from ._model.fault import Fault, Origin, Violation
+from ._model.fault import Basis, Fault, Origin, Violation
 from .dialects._trailers import GrpcStatus, from_grpc, to_grpc
 from ._pipeline.http import from_http, to_http
 from .dialects._responses import HttpResponse
@@ -44,6 +44,7 @@ from .lint import Finding, lint_body, lint_paths
 from .retry import Decision, GuardRefused, RetryPolicy, TerminalGuard
 
 __all__ = [
+    "Basis",
     "Catalog",
     "Code",
     "ContractError",

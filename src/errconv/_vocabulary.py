@@ -35,8 +35,10 @@ __all__ = [
     "STEP_MEMBERS",
     "Meaning",
     "is_generic",
+    "is_strong",
     "status_in_prose",
     "meaning_of",
+    "names_long_period",
     "period_of",
     "words",
 ]
@@ -74,11 +76,16 @@ CODE_MEMBERS = (
     # "SUBMIT_VALIDATION_ERROR", as Google's ErrorInfo.reason under its status. After
     # `error`, whose token CouchDB's reason ("missing") only qualifies.
     "reason",
-    "error_type", "errorType", "type",
+    "error_type", "errorType", "type", "Type",
     # `name` only when it names an error class (PayPal's INSTRUMENT_DECLINED, a
     # JavaScript ValidationError): elsewhere it is a field's or a resource's name.
     "error_name", "name", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",
     "error_id", "errorId",
+    # Bitly's v3 `status_txt` beside its `status_code`; spellings of a service's error
+    # number (`err-code` Huobi's, `errcode` WeChat's and DingTalk's, `errorNum` ArangoDB's,
+    # `retCode` Bybit's, `errno`); Gate.io's `label` ("INVALID_KEY").
+    "status_txt", "statusTxt", "err-code", "errcode", "errorcode", "errorNum", "error_num", "errno", "retCode", "ret_code",
+    "returnCode", "return_code", "label",
     # Heroku's and Coinbase's `id` is the code ("rate_limit", "authentication_error"); an
     # `id` with digits is a request's or a record's, never read.
     "id",
@@ -92,6 +99,8 @@ MESSAGE_MEMBERS = (
     # Deepgram's err_msg, Vonage's error_text and status_message, Reddit's explanation
     # (beside a `message` that is only the reason phrase).
     "err_msg", "errMsg", "error_text", "error-text", "errorText", "status_message", "statusMessage", "explanation",
+    # Huobi's err-msg, WeChat's errmsg, Bybit's retMsg, Alpha Vantage's Note and Information.
+    "err-msg", "errmsg", "retMsg", "ret_msg", "returnMsg", "return_msg", "Note", "Information", "note",
 )  # fmt: skip
 
 # The parameter at fault: a field name, a JSON Pointer, or a path.
@@ -196,7 +205,7 @@ def _row(pattern: str, step: NextStep | None, grpc: Code, status: int, name: str
 # fails until tomorrow, next month or a plan change, longer than any caller sleeps
 # (MAX_RETRY_AFTER_SECONDS is a day, and a daily cap spent at noon outlasts the day).
 PERIODS: tuple[tuple[re.Pattern[str], str, NextStep], ...] = (
-    (re.compile(r"\b(?:per |a |each |every |1 )?(?:second|sec|minute|min|hour|hr)s?\b|\b(?:secondly|minutely|hourly|rpm|rps|tpm|qps|burst|concurren\w*)\b"), "short", _WAIT),
+    (re.compile(r"\b(?:per |a |each |every |1 )?(?:second|sec|minute|min|hour|hr)s?\b|\b(?:secondly|minutely|hourly|rpm|rps|tpm|qps|burst|concurren\w*)\b|\b(?:try|retry) (?:again )?(?:later|shortly|soon|in a (?:moment|minute|few))\b"), "short", _WAIT),
     (re.compile(r"\b(?:per |a |each |every )?(?:day|month|year|week)s?\b|\b(?:daily|monthly|yearly|annual|annually|weekly|billing (?:period|cycle))\b"), "long", _GIVE_UP),
     # A cap tied to the plan or the account, not to time: nothing refills it.
     (re.compile(r"\b(?:plan|tier|subscription|free|trial|account|lifetime|total|credits?|upgrade)\b"), "plan", _GIVE_UP),
@@ -215,6 +224,11 @@ def period_of(text: str) -> tuple[str, NextStep] | None:
     return found
 
 
+def names_long_period(text: str) -> bool:
+    """Whether a quota's words name a day, a month or longer (beside a plan or not)."""
+    return PERIODS[1][0].search(text) is not None
+
+
 _QUOTA = r"\b(?:quota|usage (?:cap|limit)|cap (?:reached|exceeded|hit)|(?:monthly|daily|yearly|annual|weekly) (?:limit|cap|allowance)|(?:limit|allowance) (?:reached|exceeded|hit)|exceeded (?:the |your )?(?:\w+ )?(?:limit|allowance)|out of (?:quota|credits|requests))"
 
 # Each row: a pattern over `words()` of a code, the move, the gRPC code, the status a
@@ -231,14 +245,17 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # A signed request's clock (Binance's -1021 "Timestamp for this request was 1000ms ahead
     # of the server's time"): re-sign with the right time. Before the credential rows'
     # words would not help: this names no credential.
-    _row(r"\btimestamp\b.*\b(?:ahead of|behind|outside)\b|\brecv ?window\b|\bclock skew\b|\b(?:request )?timestamp (?:has |is )?(?:expired|too old|too far)\b", _FIX, Code.INVALID_ARGUMENT, 400, "request clock"),
+    _row(r"\btimestamp\b.*\b(?:ahead of|behind|outside)\b|\brecv ?window\b|\bclock skew\b|\b(?:invalid|bad|wrong|stale|used) nonce\b|\bnonce (?:is )?(?:too (?:small|low)|invalid|must|already used|reused)\b|\b(?:request )?timestamp (?:has |is )?(?:expired|too old|too far)\b", _FIX, Code.INVALID_ARGUMENT, 400, "request clock"),
     # A password that breaks policy is sent as 403 by some identity services: the request
     # can be fixed (another password), which a 403 alone would never say.
     _row(r"\bpassword\b.*\b(?:policy|weak|strength|short|long|complex\w*|requirements?|history|common|breached|pwned|invalid|mismatch)\b|\b(?:weak|invalid) password\b", _FIX, Code.INVALID_ARGUMENT, 400, "password policy"),
     # A field the request names that the service does not have (Jira's "Field 'resolution'
     # does not exist or you do not have permission to view it"): the request is wrong, before
     # the not-found and permission rows its words would also match.
-    _row(r"\b(?:field|parameter|param|property|column|attribute|argument|option)s? [`'\"]?[a-z0-9_.\[\]-]+[`'\"]? (?:does ?n[o']?t exist|is unknown|not found|is not (?:a )?(?:valid|known|recogni[sz]ed))\b", _FIX, Code.INVALID_ARGUMENT, 400, "unknown field"),
+    _row(r"\b(?:field|parameter|param|property|column|attribute|argument|option)s? [`'\"]?[a-z0-9_.\[\]-]+[`'\"]? (?:does ?n[o' ]?t exist|is unknown|not found|is not (?:a )?(?:valid|known|recogni[sz]ed))\b", _FIX, Code.INVALID_ARGUMENT, 400, "unknown field"),
+    # A part the request left out, named ("No valid crumb was included in the request",
+    # Jenkins' CSRF header at 403): the request must carry it, whatever status carried it.
+    _row(r"\b(?:no valid|no|missing(?: required)?) [a-z][a-z0-9_-]{1,40} (?:was |were )?(?:included|provided|supplied|given|specified|sent) (?:in|with) the request\b", _FIX, Code.INVALID_ARGUMENT, 400, "missing argument"),
     # Content a word list refuses (Reddit's BODY_BLACKLISTED_STRING): other words pass, so
     # the request is to change, not the caller's rights.
     _row(r"\b(?:blacklist\w*|blocklist\w*|banned|prohibited|forbidden|disallowed) (?:string|word|words|phrase|content|text|characters?|terms?)\b", _FIX, Code.INVALID_ARGUMENT, 400, "refused content"),
@@ -247,12 +264,12 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\bunknown (?:route|endpoint|path|url|uri|method|action|api)\b|\bno (?:such )?route\b|\b(?:invalid|unknown|unsupported) api version\b", _FIX, Code.INVALID_ARGUMENT, 404, "unknown endpoint"),
     # Credentials: an agent cannot mint a new key, so every one of these is give_up.
     _row(r"\b(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence|link|code|otp) (?:has |is |was )?expired\b|\bexpired (?:\w+ )?(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence)\b|\b(?:token|jwt) expired\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "expired credentials"),
-    _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app |private |public |application )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\b(?:api|access|auth|bearer|secret|private) ?(?:keys?|tokens?) (?:is |are |was )?(?:invalid|revoked|missing|not valid|incorrect|wrong|unknown)\b|\b(?:invalid|bad|wrong|incorrect|unknown) (?:\w+ ){1,3}(?:api key|apikey|access token|secret key|private key)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
+    _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app |private |public |application )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\b(?:api|access|auth|bearer|secret|private) ?(?:keys?|tokens?) (?:is |are |was )?(?:invalid|revoked|missing|not valid|incorrect|wrong|unknown)\b|\b(?:invalid|bad|wrong|incorrect|unknown) (?:\w+ ){1,3}(?:api key|apikey|access token|secret key|private key)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b|\bsignature (?:is )?(?:not valid|invalid|mismatch|does ?n[o' ]?t match|verification failed)\b|\b(?:provided |supplied |your )?credentials? (?:are |is |was |were )?(?:missing|invalid|incorrect|wrong|not valid|revoked)\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
     # Rate limits and throttling: the same call succeeds later.
     # "Too many new orders; current limit is 50 orders per 10 SECOND", "Exceeded 4 calls per
     # second": a count per second or minute is a rate, whatever is counted.
     _row(r"\b(?:calls|requests|queries|operations|orders|messages|attempts|requests? weight)\b (?:per|a|/|every) (?:\d+ )?(?:second|sec|minute|min)s?\b|\btoo many\b.*\bper (?:\d+ )?(?:second|sec|minute|min)s?\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
-    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?(?:requests|calls|operations|writes|reads)\b|\brpm\b|\btpm\b|\bqps\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
+    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?(?:requests|calls|operations|writes|reads|visits|hits|queries)\b|\brpm\b|\btpm\b|\bqps\b|\btoo frequent\w*|\b(?:call|calling|request|requests|query|access|api) frequency\b|\bfrequency (?:limit|exceeded|too high)\b|\b(?:requests|calls) too quickly\b|\bmaking requests too (?:quickly|fast)\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
     # ("too_many_write_operations", Dropbox's: a count over a window is a rate limit, not a
     # request that is too big.)
     # A quota for a period: the period decides (see period_of); the row's step is the
@@ -269,7 +286,7 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # Permission: the caller holds credentials that do not reach this; asking again as-is
     # fails again, whatever status carried it (a 400 "permission denied" included).
     _row(r"\bforbidden\b|\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\bscope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
-    _row(r"\bnot found\b|\bnotfound\b|\bno such\b|\bdoes ?n[o']?t exist\b|\bdoes not exists?\b|\bnon ?existent\b|\bunknown (?:resource|object|user|account|channel|chat|model|repository|repo|project|item|record|id)\b|\bno (?:\w+ )?(?:with|for) (?:the )?(?:given |that |this )?(?:id|name)\b|\bgone\b|\b(?:has been |was )?deleted\b", _GIVE_UP, Code.NOT_FOUND, 404, "not found"),
+    _row(r"\bnot found\b|\bnotfound\b|\bno such\b|\bdoes ?n[o' ]?t exist\b|\bdoes not exists?\b|\bnon ?existent\b|\bunknown (?:resource|object|user|account|channel|chat|model|repository|repo|project|item|record|id)\b|\bno (?:\w+ )?(?:with|for) (?:the )?(?:given |that |this )?(?:id|name)\b|\bgone\b|\b(?:has been |was )?deleted\b", _GIVE_UP, Code.NOT_FOUND, 404, "not found"),
     # The thing asked for is already under way or done, or the state it asks for already
     # holds (Postmark's "This DKIM is already being renewed", "captioning is already
     # enabled", a crate version "already uploaded"): asking again changes nothing, and the
@@ -289,7 +306,7 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\bconflict\w*\b|\bconcurrent (?:modification|update|change)s?\b|\bversion mismatch\b|\bstale\b|\betag\b|\bprecondition failed\b|\bmodified since\b", _FIX, Code.ABORTED, 409, "conflict"),
     _row(r"\bnot implemented\b|\bunimplemented\b|\bnot supported\b|\bunsupported (?:method|operation|endpoint|api|version)\b|\bdeprecated\b|\bmethod not allowed\b|\bno longer supported\b", _GIVE_UP, Code.UNIMPLEMENTED, 501, "not implemented"),
     # The request itself is wrong: change it.
-    _row(r"\binvalid\w*|\bmissing\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\b(?:should|must|please) (?:specify|provide|supply|include)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
+    _row(r"\binvalid\w*|\bmissing\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\b(?:should|must|please) (?:specify|provide|supply|include|add|pass)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
     # A bug on the server's side: no move of its own. The status decides (500 is give_up,
     # AIP-194; a 503 that says "internal error" is still unavailable); a body without a
     # status is taken to be a 500.
@@ -315,6 +332,40 @@ def meaning_of(text: str) -> Meaning | None:
         if pattern.search(text):
             return meaning
     return None
+
+
+# Rows whose every match, one word or several, names its meaning outright.
+_STRONG_ROWS = frozenset(
+    ("insufficient funds", "billing", "out of space", "request clock", "password policy", "unknown field", "refused content",
+     "unknown endpoint", "expired credentials", "unauthorized", "rate limit", "quota", "count cap", "maintenance", "timeout",
+     "missing argument"),
+)  # fmt: skip
+# Single words of the other rows that say their meaning alone.
+_STRONG_WORDS = frozenset(
+    ("forbidden", "overloaded", "notfound", "duplicate", "unimplemented", "deprecated", "throttled", "malformed",
+     "unprocessable", "invalid", "terminated", "archived", "locked", "suspended", "deactivated", "banned", "cancelled",
+     "canceled"),
+)  # fmt: skip
+
+
+def is_strong(text: str) -> bool:
+    """Whether a message's words (as `words` gives them) name their meaning with a
+    phrase, not one stray word: only such a message moves a stated 4xx off its own
+    move (issue 27: a 400 "upstream said hi" is no wait, a 400 "server overloaded,
+    try again later" is one).
+
+    >>> is_strong("upstream said hi"), is_strong("upstream service unavailable"), is_strong("rate limited")
+    (False, True, True)
+    """
+    for pattern, meaning in CODE_WORDS:
+        m = pattern.search(text)
+        if m is not None:
+            span = m.group(0).strip()
+            if meaning.name in _STRONG_ROWS or " " in span or span in _STRONG_WORDS:
+                return True
+            # Two words of the row ("permission denied") are a phrase too.
+            return pattern.search(text, m.end()) is not None
+    return False
 
 
 # A code that only names a status class (`BAD_REQUEST_ERROR`, `not_found`, `Unauthorized`)

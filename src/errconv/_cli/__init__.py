@@ -346,6 +346,7 @@ def _convert(args: argparse.Namespace, io: _IO) -> int:
             return EXIT_FAILED
         io.say(f"{_name(args.file)}: {misread}")
     fault, _ = _decode(data, args.source, _name(args.file), args.status)
+    _note_basis(fault, io)
     lost = losses(fault, args.to)
     if lost and args.strict:
         io.say(f"{args.to} cannot carry: {', '.join(lost)} (drop --strict to convert anyway)")
@@ -386,6 +387,36 @@ def _convert_lines(args: argparse.Namespace, io: _IO) -> int:
         if stream is not io.stdin:
             stream.close()
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _basis_note(fault: Fault) -> str | None:
+    """The one line convert and explain write on stderr when the status was not stated
+    (assumed: nothing in the response says it; inferred: from its words or code) or the
+    move was assumed, naming --status; None when the response states the status."""
+    status, step = fault.basis("status"), fault.basis("next_step")
+    move = str(fault.next_step) if fault.next_step is not None else "none"
+    hint = "pass --status N if you know it"
+    if status.kind == "assumed":
+        if step.kind == "assumed":
+            also = f", so next step {move} is assumed too"
+        elif step.kind == "inferred":
+            also = f"; next step {move} inferred from {step.source}"
+        else:
+            also = f"; next step {move} is stated"
+        return f"status assumed (the response states none){also}; {hint}"
+    if status.kind == "inferred":
+        return f"status {fault.status} inferred from {status.source} (the response states none); {hint}"
+    if step.kind == "assumed":
+        return f"next step {move} assumed (nothing in the response says it); {hint}"
+    # A move inferred beside a stated status (from it, a code, a header or the words) is
+    # errconv's reading, which explain's bases show; a status is what --status can give.
+    return None
+
+
+def _note_basis(fault: Fault, io: _IO) -> None:
+    note = _basis_note(fault)
+    if note is not None:
+        io.say(note)
 
 
 # --------------------------------------------------------------------------- detect and explain
@@ -433,7 +464,7 @@ def _explanation(fault: Fault, dialect: str | None = None) -> dict[str, Any]:
         lost = list(losses(fault, name))
         table.append({"dialect": name, "keeps": [f for f in present if f not in lost], "loses": lost})
     step = str(fault.next_step) if fault.next_step is not None else None
-    info = {
+    info: dict[str, Any] = {
         "dialect": dialect,
         "status": fault.status,
         "status_name": reason_phrase(fault.status),
@@ -456,6 +487,13 @@ def _explanation(fault: Fault, dialect: str | None = None) -> dict[str, Any]:
         "notes": list(origin.notes) if origin else [],
         "dialects": table,
     }
+    # The basis of each fact errconv holds (Origin.basis): stated, inferred or assumed.
+    info["bases"] = {
+        fact: {"kind": basis.kind, "source": basis.source}
+        for fact in ("status", "code", "next_step", "retry_after_seconds")
+        for basis in (fault.basis(fact),)
+    }
+    info["dialects"] = info.pop("dialects")
     if origin is not None and origin.evidence:
         # The general reader's: where each fact came from (before the table, after the notes).
         info["evidence"] = [{"fact": fact, "from": source} for fact, source in origin.evidence]
@@ -500,7 +538,12 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
         rows.append(("code", fault.code + (f" (domain {fault.domain})" if fault.domain else "")))
     else:
         rows.append(("code", "none: nothing stable to switch on"))
-    source = "stated in the body" if info["stated"] else f"{info['next_step_source']}; the body does not say"
+    if info["stated"]:
+        source = "stated in the body"
+    elif info["bases"]["next_step"]["kind"] == "assumed":
+        source = f"assumed ({info['next_step_source']} of an assumed status); nothing in the response says it"
+    else:
+        source = f"{info['next_step_source']}; the body does not say"
     rows.append(("next step", f"{info['next_step'] or 'none'}, {source}"))
     rows.append(("so", _advice(fault)))
     if fault.param:
@@ -520,6 +563,13 @@ def _explain_text(fault: Fault, info: dict[str, Any]) -> str:
             rows.append((label, info[label]))
     rows.extend(("note", note) for note in info["notes"])
     rows.extend(("evidence", f"{e['fact']}: {e['from']}") for e in info.get("evidence", ()))
+    for fact, basis in info["bases"].items():
+        said = {"stated": "stated by", "inferred": "inferred from", "assumed": "assumed"}[basis["kind"]]
+        if basis["kind"] == "assumed":
+            text = "assumed: nothing in the response says it" if basis["source"] is None else f"assumed ({basis['source']})"
+        else:
+            text = f"{said} {basis['source']}" if basis["source"] else basis["kind"]
+        rows.append(("basis", f"{fact}: {text}"))
     lines = [f"{label:<13}{value}".rstrip() for label, value in rows]
     lines.append("")
     lines.append(f"what each dialect keeps of the {len(_present(fault))} fields set")
@@ -537,6 +587,7 @@ def _explain(args: argparse.Namespace, io: _IO) -> int:
     if misread is not None:
         io.say(f"{_name(args.file)}: {misread}")
     fault, dialect = _decode(data, args.source, _name(args.file), args.status)
+    _note_basis(fault, io)
     info = _explanation(fault, dialect)
     if args.json:
         io.stdout.write(json.dumps(info, indent=2, ensure_ascii=False).encode() + b"\n")

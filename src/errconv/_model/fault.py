@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -24,7 +24,7 @@ from .errors import ContractError, install_build, shorten
 from ..codes import Code, NextStep, code_for_http, http_for_code, infer_next_step
 from ..details import TYPE_NAMES, Detail, LocalizedMessage, RawDetail, RetryInfo
 
-__all__ = ["Fault", "Origin", "Violation", "MAX_ALTERNATIVES", "REASON_RE", "METADATA_RESERVED"]
+__all__ = ["Basis", "Fault", "Origin", "Violation", "MAX_ALTERNATIVES", "REASON_RE", "METADATA_RESERVED"]
 
 MAX_ALTERNATIVES = 3
 # AIP-193: ErrorInfo.reason is UPPER_SNAKE_CASE, at most 63 characters.
@@ -46,6 +46,32 @@ class Violation(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     localized_message: LocalizedMessage | None = None
 
 
+BASIS_FACTS = ("status", "code", "next_step", "retry_after_seconds")
+
+
+class Basis(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Why errconv holds one fact of a Fault: `Origin.basis(fact)`.
+
+    - `kind`: `stated` (the input says it: a member, a header, the status line, a
+      sentence of the body), `inferred` (errconv derived it from something the input
+      says: a code's words, a message's words, the status), or `assumed` (nothing in
+      the input says it; errconv's default, or the fact is absent);
+    - `source`: what it was stated by or inferred from: a JSON Pointer into the body
+      (`/error/code`), a header name (`Retry-After`), `the HTTP status line`, the words
+      or code it came from; None when nothing said it.
+
+    >>> Basis(kind="stated", source="Retry-After")
+    Basis(kind='stated', source='Retry-After')
+    """
+
+    kind: Literal["stated", "inferred", "assumed"]
+    source: str | None = None
+
+
+STATED = Basis(kind="stated")
+ASSUMED = Basis(kind="assumed")
+
+
 class Origin(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """How a decoded Fault came to be; not part of Fault equality.
 
@@ -62,7 +88,9 @@ class Origin(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
       `(what, JSON Pointer into the input, raw value)`; lint works from it;
     - `evidence`: for a body the general reader read, each fact with where it came
       from, as `(fact, source)`: a JSON Pointer into the body, a header, the prose, or
-      what it was inferred from.
+      what it was inferred from;
+    - `bases`: the `Basis` of each of status, code, next_step and retry_after_seconds,
+      as `(fact, Basis)`; read it with `basis(fact)`.
     """
 
     dialect: str | None = None
@@ -72,10 +100,31 @@ class Origin(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     inferred: tuple[str, ...] = ()
     trace: tuple[tuple[str, str, Any], ...] = ()
     evidence: tuple[tuple[str, str], ...] = ()
+    bases: tuple[tuple[str, Basis], ...] = ()
 
     @property
     def stated(self) -> bool:
         return self.next_step == "stated"
+
+    def basis(self, fact: str) -> Basis:
+        """The basis of `fact`, one of status, code, next_step, retry_after_seconds:
+        stated, inferred or assumed, and by or from what.
+
+        Every decoder fills `bases` through its one ending (`Reading.finish`); an Origin
+        made by hand without them is read from `inferred` and `next_step`.
+        """
+        if fact not in BASIS_FACTS:
+            raise ValueError(f"basis of one of {', '.join(BASIS_FACTS)}, not {fact!r}")
+        for name, basis in self.bases:
+            if name == fact:
+                return basis
+        if fact == "next_step":
+            if self.next_step == "stated":
+                return STATED
+            if self.next_step.startswith("inferred from "):
+                return Basis(kind="inferred", source=self.next_step[len("inferred from "):])
+            return ASSUMED
+        return Basis(kind="inferred") if fact in self.inferred else STATED
 
 
 class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=False):
@@ -131,6 +180,20 @@ class Fault(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, eq=Fa
         return result if result is NotImplemented else not result
 
     __hash__ = None  # type: ignore[assignment]
+
+    def basis(self, fact: str) -> Basis:
+        """The basis of one of status, code, next_step, retry_after_seconds (see
+        `Basis`): the decoder's, in `origin`; a Fault an application built (no origin)
+        states every fact it holds.
+
+        >>> Fault.build(status=404, code="no_such_user").basis("status")
+        Basis(kind='stated')
+        """
+        if self.origin is not None:
+            return self.origin.basis(fact)
+        if fact not in BASIS_FACTS:
+            raise ValueError(f"basis of one of {', '.join(BASIS_FACTS)}, not {fact!r}")
+        return STATED if getattr(self, fact) is not None else ASSUMED
 
     @property
     def grpc_code_name(self) -> str:

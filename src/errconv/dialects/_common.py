@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from .._model.errors import DecodeError, shorten
-from .._model.fault import Fault, Origin
+from .._model.fault import ASSUMED, Basis, Fault, Origin
 from .._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
 from .._model.schema import beyond_double, check_depth
 from ..codes import Code, NextStep, infer_next_step
@@ -191,7 +191,7 @@ class Reading:
 
     __slots__ = (
         "limits", "dialect", "size", "now", "status", "headers", "body", "at", "wait", "delay", "no_retry", "seen",
-        "notes", "inferred", "lenient", "deep",
+        "notes", "inferred", "lenient", "deep", "bases",
     )  # fmt: skip
 
     def __init__(
@@ -226,6 +226,9 @@ class Reading:
         # Whether a JSON value read may nest past Limits.max_depth: not when the input holds
         # fewer brackets than that (counted once, in C), which spares walking every value.
         self.deep = True
+        # A dialect that knows a fact's basis better than the ending does (the general
+        # reader's evidence) sets it here, as (fact, Basis) pairs; finish fills the rest.
+        self.bases: tuple[tuple[str, Basis], ...] = ()
 
     def saw(self, what: str, pointer: str, raw: Any) -> None:
         """Record (when tracing) that `what` was read at `pointer` as `raw`."""
@@ -276,6 +279,7 @@ class Reading:
                     fields[name] = None
         if "type" in fields and fields["type"] == "about:blank":
             del fields["type"]  # RFC 9457 4.2.1: what an absent type means, whatever carried it
+        ladder = False
         if stated is not None:
             # A NextStep, or its word (hashing an Enum member runs Python code: asked only for a word).
             step = stated if type(stated) is NextStep else STEP_ALIASES.get(stated, NextStep.GIVE_UP)
@@ -305,6 +309,7 @@ class Reading:
                 wait_hint=wait_hint,
                 no_retry_hint=self.no_retry,
             )
+            ladder = wait_hint is None and self.no_retry is None
             self.inferred += ("next_step",)
         if self.delay is not None and step is _WAIT and fields.get("retry_after_seconds") is None:
             fields["retry_after_seconds"] = self.delay
@@ -318,6 +323,7 @@ class Reading:
             body=self.body,
             inferred=inferred if len(inferred) < 2 else tuple(dict.fromkeys(inferred)),
             trace=() if self.seen is None else tuple(self.seen),
+            bases=self._bases(fields, source, ladder),
         )
         grpc_code = fields["grpc_code"]
         if type(grpc_code) is int and 0 <= grpc_code <= 16:
@@ -332,6 +338,58 @@ class Reading:
         if self.size > limits.max_string or (fault.details and len(fault.details) > limits.max_details):
             return self.checked(fault)
         return fault
+
+    def _bases(self, fields: dict[str, Any], source: str, ladder: bool) -> tuple[tuple[str, Basis], ...]:
+        """The basis of status, code, next_step and retry_after_seconds (Origin.basis),
+        for every dialect at once: what the dialect set in `bases` first, then what the
+        reading knows (the wire, the inferred fields, the notes of an assumed default)."""
+        given = dict(self.bases) if self.bases else {}
+        body = f"the {self.body or self.dialect} body"
+        status = given.get("status")
+        if status is None:
+            if "status" in self.inferred:
+                assumed = any(note.endswith(" assumed") and "status" in note for note in self.notes)
+                status = ASSUMED if assumed else Basis(kind="inferred", source=f"{body}'s code")
+            elif self.status is not None:
+                status = _LINE if self.dialect == "http" else _GIVEN
+            else:
+                status = Basis(kind="stated", source=self._pointer("status") or body)
+        code = given.get("code")
+        if code is None:
+            if fields.get("code") is None:
+                code = ASSUMED
+            elif "code" in self.inferred:
+                code = Basis(kind="inferred", source=f"{body}'s protocol code")
+            else:
+                code = Basis(kind="stated", source=self._pointer("code") or body)
+        step = given.get("next_step")
+        if step is None:
+            if source == "stated":
+                step = Basis(kind="stated", source=self._pointer("next_step") or body)
+            elif source.startswith("inferred from "):
+                # The ladder of an assumed status says nothing the input said.
+                why = source[len("inferred from ") :]
+                step = Basis(kind="assumed", source=why) if ladder and status.kind == "assumed" else Basis(kind="inferred", source=why)
+            else:
+                step = Basis(kind="assumed", source=source)
+        delay = given.get("retry_after_seconds")
+        if delay is None or fields.get("retry_after_seconds") is None:
+            after = fields.get("retry_after_seconds")
+            if after is None:
+                delay = ASSUMED
+            elif self.delay is not None and after == self.delay and self.wait is not None:
+                delay = Basis(kind="stated", source=self.wait)
+            else:
+                delay = Basis(kind="stated", source=body)
+        return (("status", status), ("code", code), ("next_step", step), ("retry_after_seconds", delay))
+
+    def _pointer(self, what: str) -> str | None:
+        """Where the trace saw `what`, when tracing."""
+        if self.seen is not None:
+            for name, pointer, _ in self.seen:
+                if name == what:
+                    return pointer or "/"
+        return None
 
     def origin(self, source: str) -> Origin:
         """The Origin of the fault this reading makes, its next step `source`."""
@@ -359,6 +417,8 @@ class Reading:
 
 
 _WAIT = NextStep.WAIT
+_LINE = Basis(kind="stated", source="the HTTP status line")
+_GIVEN = Basis(kind="stated", source="the status given with the body")
 _CODES = tuple(Code(n) for n in range(17))
 
 

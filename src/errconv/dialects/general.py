@@ -46,7 +46,7 @@ import msgspec
 
 from .. import _vocabulary as vocab
 from .._model.errors import DecodeError, shorten
-from .._model.fault import Fault, Violation
+from .._model.fault import Basis, Fault, Violation
 from .._model.retry_after import parse_http_date, parse_timestamp, prose_delay, read_retry_after, whole
 from ..codes import NextStep, code_for_http, infer_next_step
 from ._base import Dialect, HttpInfo
@@ -65,6 +65,11 @@ _NUMERIC = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,9})?")
 _ID_LIKE = re.compile(r"[0-9a-fA-F]{8}-|[0-9a-fA-F]{16,}")
 _ERROR_CLASS = re.compile(r"(?:error|exception|fault)$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$", re.IGNORECASE)
 # Values of a code member that name no error in particular.
+_UPPER_CODE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_RETURN_CODES = frozenset(("retCode", "ret_code", "returnCode", "return_code", "errcode", "errno"))
+# A code written as the first of a list of messages: Kraken's ["EAPI:Invalid key"], a
+# category, a colon and the error's words.
+_PREFIXED_CODE = re.compile(r"[A-Z][A-Za-z]{1,15}:[A-Za-z][A-Za-z0-9 ._-]{0,60}")
 _GENERIC_CODES = frozenset(("error", "errors", "err", "fail", "failed", "failure", "exception", "false", "true", "null", "none", "object", "problem", "invalid"))
 
 
@@ -77,13 +82,34 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
         return True
     if any(_valid_status(obj.get(name)) is not None for name in vocab.STATUS_MEMBERS[:12] if name in obj):
         return True
+    for wrapper in ("meta", "error", "status", "response"):
+        inner = obj.get(wrapper)
+        # Giphy's {"data": [], "meta": {"status": 429, "msg": ...}}: a status one level down.
+        if type(inner) is dict and any(_valid_status(inner.get(name)) is not None for name in vocab.STATUS_MEMBERS[:12] if name in inner):
+            return True
     if len(obj) == 1:
         (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
         if type(inner) is str:
             # {"message": "401 Unauthorized"}, {"message": "Not Found"}: prose of an error
             return vocab.status_in_prose(inner) is not None or vocab.meaning_of(vocab.words(inner)) is not None
-        return type(inner) is dict and inner is not obj and _looks_like_an_error_inner(inner)
+        if type(inner) is dict and inner is not obj:
+            if next(iter(keys)) in ("status", "error", "fault") and not inner.keys().isdisjoint(_MESSAGE_NAMES):
+                return True  # GeoNames' {"status": {"message": ..., "value": 18}}
+            return _looks_like_an_error_inner(inner)
+        return False
+    # CryptoCompare's {"Response": "Error", "Message": ...}: a member that says error, beside a message.
+    for name in ("Response", "response", "result", "Result", "status", "Status"):
+        if type(obj.get(name)) is str and obj[name].lower() in ("error", "fail", "failed", "failure") and not keys.isdisjoint(_MESSAGE_NAMES):
+            return True
+    # Bybit's and others' {"retCode": 10006, "retMsg": ...}: a nonzero return code beside a message.
+    for name in ("retCode", "ret_code", "returnCode", "return_code"):
+        raw = obj.get(name)
+        if raw is not None and raw not in (0, "0") and not keys.isdisjoint(_RETURN_MESSAGES):
+            return True
     return _looks_like_an_error_inner(obj)
+
+
+_RETURN_MESSAGES = frozenset(("retMsg", "ret_msg", "returnMsg", "return_msg", "message", "msg"))
 
 
 def _looks_like_an_error_inner(obj: dict[str, Any]) -> bool:
@@ -91,12 +117,25 @@ def _looks_like_an_error_inner(obj: dict[str, Any]) -> bool:
     if not keys.isdisjoint(_ERROR_ONLY):
         return True
     named = type(obj.get("name")) is str and _ERROR_CLASS.search(obj["name"]) is not None  # PayPal's INSTRUMENT_DECLINED
-    return (named or not keys.isdisjoint(_CODE_NAMES)) and not keys.isdisjoint(_MESSAGE_NAMES)
+    if (named or not keys.isdisjoint(_CODE_NAMES)) and not keys.isdisjoint(_MESSAGE_NAMES):
+        return True
+    # LINE's {"message": ..., "details": [{"message": ..., "property": "messages[0].text"}]}:
+    # a message beside a list of entries that each name a field.
+    if type(obj.get("message")) is str:
+        for name in vocab.LIST_MEMBERS:
+            entries = obj.get(name)
+            if type(entries) is list and entries and type(entries[0]) is dict and not entries[0].keys().isdisjoint(_ENTRY_PARAMS_FIRST):
+                return True
+    return False
+
+
+_ENTRY_PARAMS_FIRST = frozenset(("field", "property", "param", "parameter", "path", "loc", "pointer", "propertyName", "fieldName", "field_name"))
 
 
 _ERROR_ONLY = frozenset(
     ("error", "errors", "fault", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_message",
      "errorMessage", "ErrorMessage", "error_description", "error_type", "errorType", "errorMessages", "exception",
+     "err-code", "err-msg", "errcode", "errmsg", "errorNum",
      *vocab.RETRYABLE_MEMBERS, *(name for name, _ in vocab.DELAY_MEMBERS if name not in ("wait", "backoff", "cooldown"))),
 )  # fmt: skip
 _CODE_NAMES = frozenset(("code", "status", "statusCode", "status_code", "reason", "type"))
@@ -140,12 +179,16 @@ class General(Dialect):
             if status is not None and status >= 400:
                 return FALLBACK
             first = value[0]
+            if _as_tuple(value) is not None:
+                return FALLBACK  # ["error", 11010, "ratelimit: error"]
             return FALLBACK if type(first) is dict and _looks_like_an_error(first) else 0.0
         if isinstance(value, (bytes, bytearray)):
             if status is not None and status < 400:
                 return 0.0
             if status is None and http is None and _html_status(bytes(value)) is not None:
                 return FALLBACK  # an error page whose title states its status (nginx's "502 Bad Gateway")
+            if _xml_error(bytes(value)) is not None:
+                return FALLBACK  # an XML error element: <err code="98" msg="..."/>, <error code="10">...</error>
             if status is None and (http is not None or len(value) > _MAX_BARE_TEXT or b"\n" in value.strip()):
                 return 0.0  # bare text with no status: only one short line of an error's prose
             try:
@@ -154,7 +197,7 @@ class General(Dialect):
                 return 0.0
             if status is None:
                 return FALLBACK if _prose_is_an_error(text) else 0.0
-            return FALLBACK if _prose_says(text, status) else 0.0
+            return FALLBACK if _prose_says(text, status) or _text_code(text) is not None else 0.0
         return 0.0
 
     def decode(self, value: Any, reading: Reading) -> Fault:
@@ -171,13 +214,16 @@ class General(Dialect):
 class _Found:
     """What the walk found, with where (a JSON Pointer) for each fact."""
 
-    __slots__ = ("evidence", "read")
+    __slots__ = ("evidence", "read", "remap")
 
     def __init__(self) -> None:
         self.evidence: list[tuple[str, str]] = []
         self.read: set[str] = set()  # top-level members read
+        self.remap: dict[str, str] | None = None  # pointers of a body read under other names
 
     def took(self, fact: str, pointer: str) -> None:
+        if self.remap is not None:
+            pointer = self.remap.get(pointer, pointer)
         self.evidence.append((fact, pointer))
         if pointer[:1] == "/":
             self.read.add(pointer.split("/", 2)[1])
@@ -253,8 +299,24 @@ def _first(objects: list[tuple[str, dict[str, Any]]], names: tuple[str, ...], ac
     return None
 
 
+def _as_tuple(value: list[Any]) -> dict[str, Any] | None:
+    """A top-level array `["error", code, message]` (Bitfinex's) as the object it stands
+    for, or None."""
+    if 2 <= len(value) <= 4 and type(value[0]) is str and value[0].lower() in ("error", "err"):
+        code = value[1]
+        if code is None or type(code) is int or (type(code) is str and _TOKEN.fullmatch(code)):
+            out: dict[str, Any] = {} if code is None else {"code": code}
+            if len(value) > 2 and type(value[2]) is str:
+                out["message"] = value[2]
+            return out
+    return None
+
+
 def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     found = _Found()
+    if type(value) is list and (as_object := _as_tuple(value)) is not None:
+        value = as_object
+        found.remap = {"/code": "/1", "/message": "/2"}
     objects = _objects(value)
     wire_status = reading.status
     if reading.seen is not None:
@@ -295,14 +357,20 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             if at in mirrors:
                 continue
             raw = obj[name]
-            if name in ("type", "kind") and _names_a_resource(obj):
+            if name in ("type", "kind", "Type") and _names_a_resource(obj):
                 continue  # {"type": "Entry", "id": "1zqu..."}: a reference to a record, not an error
             if name == "error_summary" and type(raw) is str:
                 raw = raw.rstrip("/.") or raw  # Dropbox's "too_many_write_operations/.": the path's end marks
+            if name == "Type" and type(raw) is not int and (type(raw) is not str or not _UPPER_CODE.fullmatch(raw)):
+                continue  # CryptoCompare's numbered Type; a capitalised type word is a record's kind
             if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
             if name == "name" and not _ERROR_CLASS.search(raw):
                 continue  # a field's or a resource's name, unless it names an error class
+            if name == "label" and (type(raw) is not str or not _UPPER_CODE.fullmatch(raw)):
+                continue  # a label is a code only as one (Gate.io's INVALID_KEY)
+            if name in _RETURN_CODES and raw in (0, "0"):
+                continue  # a return code of 0 is success
             token = _token(raw)
             if token is None:
                 continue
@@ -319,6 +387,15 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 token = _token(raw)
                 if token is not None:
                     candidates.append((token, f"{pointer}/{_escape(name)}"))
+    for pointer, obj in objects:
+        # GeoNames' {"status": {"message": ..., "value": 18}}: the number beside the message
+        # of a status object is the service's code.
+        if pointer.endswith("/status") and type(obj.get("value")) is int and type(obj.get("message")) is str:
+            candidates.append((str(obj["value"]), f"{pointer}/value"))
+        for name in ("error", "errors"):
+            raw = obj.get(name)
+            if type(raw) is list and raw and type(raw[0]) is str and _PREFIXED_CODE.fullmatch(raw[0]):
+                candidates.append((raw[0], f"{pointer}/{name}/0"))
     if candidates:
         code, code_at = candidates[0]
         found.took("code", code_at)
@@ -374,6 +451,14 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     if violations and param_at[:1] == "/":
         found.read.add(param_at.split("/")[1])
 
+    # A request clock's words name the argument to re-sign ("Invalid nonce", Binance's
+    # "Timestamp for this request was 1000ms ahead of the server's time").
+    if param is None and message is not None:
+        clock = _CLOCK_PARAM.search(message[:512])
+        if clock is not None and (m := vocab.meaning_of(vocab.words(message))) is not None and m.name == "request clock":
+            param, param_at = clock.group(1).lower() if clock.group(1) != "recvWindow" else "recvWindow", f"prose {message_at}"
+            found.took("param", param_at)
+
     # A stated next step.
     stated: NextStep | None = None
     for name in vocab.STEP_MEMBERS:
@@ -423,6 +508,11 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
         if meaning is not None:
             status = meaning.status
             found.evidence.append(("status", f"inferred from {meaning_from}"))
+        elif violations:
+            # Field violations and nothing else: the request is to mend, whatever status
+            # carried it (LINE's "The request body has 2 error(s)" with its details).
+            status = 400
+            found.evidence.append(("status", f"inferred from field violations at {param_at}"))
         else:
             status = 500
             reading.notes += ("no status in the general body; 500 assumed",)
@@ -438,6 +528,9 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     if violations:
         fields["violations"] = violations
     return _settle(fields, reading, found, stated, meaning, meaning_from, delay, delay_at, message, prose_text, value)
+
+
+_CLOCK_PARAM = re.compile(r"(?i)\b(nonce|timestamp|recvWindow)\b")
 
 
 def _meaning(candidates: list[tuple[str, str]], message: str | None) -> tuple[vocab.Meaning | None, str]:
@@ -495,11 +588,12 @@ def _settle(
         step = meaning.step
         if meaning.name == "rate limit":
             # A rate limit per day or month is a quota in all but name: no wait within the cap ends it.
-            period = vocab.period_of(" ".join((vocab.words(fields.get("code") or ""), prose_words)))
-            if period is not None and period[0] == "long":
+            text = " ".join((vocab.words(fields.get("code") or ""), prose_words))
+            period = vocab.period_of(text)
+            if period is not None and (period[0] == "long" or (period[0] == "plan" and vocab.names_long_period(text))):
                 step = _GIVE_UP
                 meaning_from += ", a long period"
-        elif meaning.name == "invalid request" and not meaning_from.startswith("code") and fields["status"] in (401, 403, 404, 410) and "status" not in reading.inferred:
+        elif meaning.name == "invalid request" and not meaning_from.startswith("code") and fields["status"] in (401, 403, 404, 410) and "status" not in reading.inferred and not fields.get("param"):
             # The catch-all words of a message ("Invalid Merchant Account" at 403) say what was
             # refused, not that the request can be mended: the status decides.
             step = None
@@ -515,6 +609,20 @@ def _settle(
                 # (ElevenLabs' characters), which the clock does not give back.
                 step = _GIVE_UP
                 meaning_from += ", no period named"
+    status = fields["status"]
+    if (
+        from_message
+        and ", over code" not in meaning_from
+        and step is not None
+        and 400 <= status < 500
+        and "status" not in reading.inferred
+        and not fields.get("param")  # a message that names the field at fault is no stray word
+        and not vocab.is_strong(prose_words)
+    ):
+        # One stray word of a message ("upstream said hi" at 400) does not move a stated
+        # 4xx off its own move: only a phrase that names the meaning does (issue 27).
+        reading.notes += (f"{meaning_from} is one word, too weak to move HTTP {status}; the status decides",)
+        step = None
     if stated is not None:
         if step is not None and step != stated:
             reading.notes += (f"{meaning_from} says {step}; the stated {stated} wins",)
@@ -578,7 +686,27 @@ def _with_evidence(fault: Fault, found: _Found) -> Fault:
         evidence = [e for e in evidence if e[0] != "retry_after_seconds"]
     order = {"status": 0, "code": 1, "next_step": 2, "retry_after_seconds": 3, "param": 4, "detail": 5}
     evidence.sort(key=lambda e: order.get(e[0], 9))
-    return msgspec.structs.replace(fault, origin=msgspec.structs.replace(origin, evidence=tuple(evidence)))
+    # The basis of each fact, from its evidence (the ending's own for a next step the body
+    # did not state: it knows the ladder of an assumed status from an inference).
+    bases = dict(origin.bases)
+    for fact, source in evidence:
+        if fact in ("status", "code", "retry_after_seconds") or (fact == "next_step" and source[:1] == "/"):
+            bases[fact] = _basis(source)
+    return msgspec.structs.replace(
+        fault, origin=msgspec.structs.replace(origin, evidence=tuple(evidence), bases=tuple(bases.items()))
+    )
+
+
+def _basis(source: str) -> Basis:
+    """The basis an evidence source gives: a pointer, a header, the status line or the
+    prose stated it; `inferred from ...`; `assumed: ...`."""
+    if source.startswith("inferred from "):
+        return Basis(kind="inferred", source=source[len("inferred from ") :])
+    if source.startswith("assumed"):
+        return Basis(kind="assumed")
+    if source.startswith("header "):
+        return Basis(kind="stated", source=source[len("header ") :])
+    return Basis(kind="stated", source=source)
 
 
 def _param_value(value: Any, name: str) -> str | None:
@@ -727,9 +855,16 @@ _PROSE_PARAMS = (
     re.compile(r"(?i)\b(?:in|field|parameter|param|property|argument|attribute|key)\s+`(" + _IDENT + r")`"),
     re.compile(r"(?i)`(" + _IDENT + r")`(?::| (?:is|are|must|should|field|parameter|param)\b)"),
     re.compile(r"(?i)\b(?:missing|unknown|invalid|required|duplicate) (?:field|parameter|param|property|argument|attribute|key)s?:? [`'\"]?(" + _IDENT + r")"),
-    re.compile(r"(?i)\b(?:field|parameter|param|property|argument|attribute) [`'\"](" + _IDENT + r")[`'\"]"),
+    re.compile(r"(?i)\b(?:field|parameter|param|property|argument|attribute),? [`'\"](" + _IDENT + r")[`'\"]"),
     re.compile(r"(?i)[`'\"](" + _IDENT + r")[`'\"] (?:associated|is (?:required|missing|invalid|not valid)|must|field|parameter|param|property|should)\b"),
     re.compile(r"(?:^|: )(" + _IDENT + r"): (?:invalid (?:type|value|length)|missing field|unknown variant|expected)\b"),
+    # class-validator's messages (NestJS: "id must be a UUID", "name should not be empty"),
+    # the field first and alone.
+    re.compile(r"^([a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*) (?:must|should) (?:be|not|contain|have|match|only)\b"),
+    # A header the message names ("Shared secret is required in x-api-key header.", Etsy's 403).
+    re.compile(r"\b(?:in|the|missing|invalid) ([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+) header\b"),
+    # "Please add a username to each call" (GeoNames): what the request must carry.
+    re.compile(r"(?i)\b(?:add|provide|specify|include|supply|pass) (?:a |an |the |your )?(" + _IDENT + r") (?:parameter|param|field|argument|to (?:each|every|the|your|this) (?:call|request)s?)\b"),
 )
 
 
@@ -748,13 +883,16 @@ def prose_param(text: str) -> str | None:
     text = text[:1024]
     for pattern in _PROSE_PARAMS:
         for m in pattern.finditer(text):
-            if m.group(1).lower() not in _NOT_NAMES:
+            # A name in quotes is the field, whatever the word ("The property, 'to', ...").
+            quoted = m.end(1) < len(text) and text[m.end(1)] in "`'\""
+            if quoted or m.group(1).lower() not in _NOT_NAMES:
                 return m.group(1)
     return None
 
 
 # Words a pattern may catch where a name should be ("unknown field name 'x'").
-_NOT_NAMES = frozenset(("name", "named", "names", "value", "values", "type", "in", "for", "with", "of", "the", "a", "an", "is", "was", "and", "or", "to"))
+_NOT_NAMES = frozenset(("name", "named", "names", "value", "values", "type", "in", "for", "with", "of", "the", "a", "an", "is", "was", "and", "or", "to",
+                        "this", "it", "that", "there", "which", "you", "request", "body", "input", "data", "payload", "each", "all", "one"))
 
 
 # --------------------------------------------------------------------------- text and HTML
@@ -794,15 +932,85 @@ def _html_status(body: bytes) -> int | None:
     return said.pop() if len(said) == 1 else None
 
 
+def _step_of(meaning: vocab.Meaning | None, words: str) -> NextStep | None:
+    """The move a meaning of prose gives on its own: its row's, or for a quota the move
+    of the period its words name."""
+    if meaning is None:
+        return None
+    if meaning.step is None and meaning.name == "quota":
+        period = vocab.period_of(words)
+        return None if period is None else period[1]
+    return meaning.step
+
+
 def _prose_says(text: str, status: int) -> bool:
     """Whether prose says something its status does not: a delay, or another move."""
     if prose_delay(text) is not None or prose_param(text) is not None:
         return True
-    meaning = vocab.meaning_of(vocab.words(text))
-    if meaning is None or meaning.step is None:
+    words = vocab.words(text)
+    step = _step_of(vocab.meaning_of(words), words)
+    if step is None:
         return False
     ladder, _ = infer_next_step(code_for_http(status), status)
-    return meaning.step != ladder
+    return step != ladder
+
+
+# A code leading a text body: ClickHouse's "Code: 60, e.displayText() = ...", GeoNames'
+# "ERR:10:...", Baidu's "[18] Open api qps request limit reached".
+_TEXT_CODE = re.compile(r"\s*(?:Code: ?([0-9]{1,9})[,.:]|ERR:([0-9]{1,9}):|\[([0-9]{1,9})\] )")
+
+
+def _text_code(text: str) -> tuple[str, str] | None:
+    """The code a text body opens with, and how it was written; None without one."""
+    m = _TEXT_CODE.match(text[:64])
+    if m is None:
+        return None
+    return next(g for g in m.groups() if g is not None), m.group(0).strip()
+
+
+_XML_HEAD = re.compile(rb"\s*(?:<\?xml[^>]{0,200}\?>\s*)?<[A-Za-z]")
+_XML_ERROR_TAG = re.compile(r"<(error|err|status|fault|exception)(?=[\s/>])", re.IGNORECASE)
+_XML_ATTR = re.compile(r"([\w.:-]{1,40})\s*=\s*\"([^\"<]{0,1000})\"")
+_XML_ERRORS = frozenset(("error", "err", "status", "fault", "exception"))
+
+
+def _xml_error(body: bytes) -> tuple[str | None, str | None, str] | None:
+    """An XML body's error element, by its attributes or its text: (code, message, where)
+    for `<err code="98" msg="Invalid auth token"/>` (Flickr), `<error code="10">Invalid
+    API key</error>` (Last.fm), `<status message="..." value="18"/>` (GeoNames); None for
+    any other body (HTML pages are read for their prose instead)."""
+    if not _XML_HEAD.match(body[:256]) or b"<html" in body[:1024].lower() or b"<!doctype html" in body[:256].lower():
+        return None
+    try:
+        text = body[: _MAX_TEXT * 4].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    for i, m in enumerate(_XML_ERROR_TAG.finditer(text)):
+        if i >= 32:
+            break
+        # The tag's attributes up to its '>', and the text up to the next '<': found with
+        # str.find within bounds, so a hostile body costs one pass, not a backtracking regex.
+        close = text.find(">", m.end(), m.end() + 4000)
+        if close < 0:
+            continue
+        tag = text[m.end() : close]
+        after = text.find("<", close + 1, close + 1001)
+        inner = "" if tag.endswith("/") else html.unescape(text[close + 1 : after if after >= 0 else close + 1001]).strip()
+        name = m.group(1).lower()
+        attrs = dict(_XML_ATTR.findall(tag))
+        message = attrs.get("message") or attrs.get("msg") or (inner if name != "status" and inner else None)
+        for key in ("code", "errorCode", "error_code", "value", "id"):
+            raw = attrs.get(key)
+            if raw and _TOKEN.fullmatch(raw):
+                code, where = raw, f"the <{m.group(1)}> element's {key} attribute"
+                break
+        else:
+            code, where = None, f"the <{m.group(1)}> element"
+        if message is not None and code is None and name == "status":
+            continue
+        if message is not None or code is not None:
+            return code, (html.unescape(message) if message is not None else None), where
+    return None
 
 
 def _prose_is_an_error(text: str) -> bool:
@@ -810,8 +1018,9 @@ def _prose_is_an_error(text: str) -> bool:
     an error status ("429 Too Many Requests"), states a delay, or its words have a move."""
     if vocab.status_in_prose(text) is not None or prose_delay(text) is not None:
         return True
-    meaning = vocab.meaning_of(vocab.words(text))
-    return meaning is not None and meaning.step is not None
+    words = vocab.words(text)
+    meaning = vocab.meaning_of(words)
+    return meaning is not None and (meaning.step is not None or meaning.name == "quota")
 
 
 def _decode_text(body: bytes, reading: Reading) -> Fault:
@@ -820,6 +1029,15 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
     except UnicodeDecodeError:
         raise DecodeError("the response body is not valid UTF-8") from None
     found = _Found()
+    xml = _xml_error(body)
+    code: tuple[str, str] | None = None
+    if xml is not None:
+        if xml[1]:
+            text = _SPACE.sub(" ", xml[1]).strip()[:_MAX_TEXT]  # the element's message is the prose
+        if xml[0] is not None:
+            code = xml[0], xml[2]
+    elif (said_code := _text_code(text)) is not None:
+        code = said_code[0], f"prose {said_code[1]!r}"
     meaning = vocab.meaning_of(vocab.words(text))
     status = reading.status
     if status is not None:
@@ -843,6 +1061,9 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
         reading.saw("body", "", "general")
         reading.saw("text", "", text)
     fields: dict[str, Any] = {"status": status, "grpc_code": grpc_code_of(status, reading)}
+    if code is not None:
+        fields["code"] = code[0]
+        found.evidence.append(("code", code[1]))
     detail = text if len(text) <= 200 else text[:199] + "…"
     if detail:
         fields["detail"] = detail

@@ -381,31 +381,26 @@ _RETRY_SIGNAL = re.compile(
 
 
 def _move_basis(fault: Fault) -> str:
-    """How the fault's move came to be: `stated` (the service said it, in its body or in a
-    retry signal, or an application built the fault), `inferred` (errconv read it from
-    the status, a code or the words),
-    or `assumed` (it rests on a status errconv assumed because nothing stated one).
-
-    Computed from `fault.origin` as decoders write it today (`origin.next_step` is
-    `stated` or `inferred from ...`; a status nothing stated leaves a note `... assumed`).
-    """
-    origin = fault.origin
-    if origin is None or origin.stated or _RETRY_SIGNAL.fullmatch(origin.next_step):
+    """How the fault's move came to be, from its public basis (`Fault.basis`): `stated`
+    (the service said it, in its body or in a retry signal such as Retry-After, or an
+    application built the fault), `inferred` (errconv read it from the status, a code or
+    the words), or `assumed` (nothing said it, or it rests on a status nothing stated)."""
+    if fault.origin is None:
         return "stated"
+    basis = fault.basis("next_step")
+    if basis.kind == "stated" or _RETRY_SIGNAL.fullmatch(f"inferred from {basis.source}"):
+        return "stated"
+    if basis.kind == "assumed":
+        return "assumed"
     # A move from the status ladder rests on the status; one from a code, a header or the
     # words does not.
-    from_status = re.fullmatch(r"inferred from (?:[A-Z_]+|HTTP \d{3}|\d+)(?: with(?:out)? a named parameter)?", origin.next_step)
-    return "assumed" if from_status and _status_assumed(fault) else "inferred"
+    from_status = re.fullmatch(r"(?:[A-Z_]+|HTTP \d{3}|\d+)(?: with(?:out)? a named parameter)?", basis.source or "")
+    return "assumed" if from_status and _status_basis(fault) == "assumed" else "inferred"
 
 
-def _status_assumed(fault: Fault) -> bool:
-    """Whether nothing stated the fault's status (a decoder's note `... assumed`)."""
-    origin = fault.origin
-    if origin is None:
-        return False
-    return any(note.endswith("assumed") for note in origin.notes) or any(
-        fact == "status" and source.startswith("assumed") for fact, source in origin.evidence
-    )
+def _status_basis(fault: Fault) -> str:
+    """`stated`, `inferred` (from words or a code) or `assumed` (nothing said it)."""
+    return "stated" if fault.origin is None else fault.basis("status").kind
 
 
 def agent_message(fault: Fault) -> str:
@@ -478,7 +473,8 @@ def _statement(fault: Fault, step: NextStep, names: dict[str, str], span: _Span,
     text = f"next_step: {step.value}{_BASIS_TEXT[_move_basis(fault)]}."
     # A status errconv chose (a timeout's, or one assumed where nothing stated one) is
     # left out: the model is not told of a response that never said it.
-    facts = [] if synthetic or _status_assumed(fault) else [f"HTTP {fault.status}"]
+    status = _status_basis(fault)
+    facts = [] if synthetic or status == "assumed" else [("inferred " if status == "inferred" else "") + f"HTTP {fault.status}"]
     if "code" in names:
         facts.append(f"code `{names['code']}`")
     elif "code" in span.names:

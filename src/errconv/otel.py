@@ -22,7 +22,7 @@ On the span (names from the semantic conventions where they have one):
   call;
 - `errconv.next_step`, `errconv.retry_after_seconds` (a wait's stated delay),
   `errconv.param` (a fix_request's parameter), `errconv.dialect` (what it was read as or
-  written in), `errconv.next_step.stated` (whether the move was stated or inferred),
+  written in), `errconv.next_step.basis` (whether the move was stated, inferred or assumed),
   `errconv.side` (server, client, tool).
 
 No title, detail, body or header text is recorded unless `instrument(include_text=True)`
@@ -121,8 +121,8 @@ def attributes(fault: Fault, side: str, dialect: str | None = None, *, include_t
     step = fault.next_step
     if step is not None:
         attrs["errconv.next_step"] = str(step)
-    origin = fault.origin
-    attrs["errconv.next_step.stated"] = origin.stated if origin is not None else True  # a fault built in code states its move
+    # stated, inferred or assumed (Fault.basis): a fault built in code states its move.
+    attrs["errconv.next_step.basis"] = fault.basis("next_step").kind
     if step == NextStep.WAIT and fault.retry_after_seconds is not None:
         attrs["errconv.retry_after_seconds"] = fault.retry_after_seconds
     if step == NextStep.FIX_REQUEST:
@@ -134,7 +134,7 @@ def attributes(fault: Fault, side: str, dialect: str | None = None, *, include_t
         # interceptors end calls with, is a path OpenTelemetry's gRPC server
         # instrumentation does not see, so the span would go without it.
         attrs["rpc.grpc.status_code"] = fault.grpc_code
-    where = dialect or (origin.dialect if origin is not None else None)
+    where = dialect or (fault.origin.dialect if fault.origin is not None else None)
     if where:
         attrs["errconv.dialect"] = where
     if include_text:

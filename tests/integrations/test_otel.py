@@ -160,7 +160,7 @@ def test_fastapi_server_spans_carry_the_move_with_status_as_the_conventions_say(
     assert wait.attributes["errconv.retry_after_seconds"] == 30
     assert wait.attributes["errconv.side"] == "server"
     assert wait.attributes["errconv.dialect"] == "problem"
-    assert wait.attributes["errconv.next_step.stated"] is True
+    assert wait.attributes["errconv.next_step.basis"] == "stated"
     assert "errconv.param" not in wait.attributes
     assert wait.status.status_code == StatusCode.UNSET  # a 4xx is the client's error, not the server's
 
@@ -345,6 +345,8 @@ def test_httpx_resend_is_its_own_client_span_with_resend_count() -> None:
     (parent,) = spans(SpanKind.INTERNAL)
     (event,) = [e for e in parent.events if e.name == "errconv.fault"]
     assert event.attributes["errconv.next_step"] == "wait" and event.attributes["errconv.retry_after_seconds"] == 2
+    # The upstream's body states no move: errconv's wait rests on its 503 and Retry-After.
+    assert event.attributes["errconv.next_step.basis"] == "inferred"
     assert parent.status.status_code == StatusCode.UNSET  # the request succeeded in the end
     (key,) = change(before, counted())
     assert key[1:] == ("wait", "client") and change(before, counted())[key] == 1

@@ -8,12 +8,12 @@ re-exports the three under the same names.
 How a credential is found, without foreseeing the syntax it comes in:
 
 1. **Normalise, and remember where each character came from.** The text is read through
-   two rounds of decoding: percent-escapes (`%3D`, UTF-8 runs), `\\uXXXX` (surrogate pairs
+   up to four rounds of decoding: percent-escapes (`%3D`, UTF-8 runs), `\\uXXXX` (surrogate pairs
    joined), `\\xHH`, backslash escapes (`\\"`, `\\'`, `\\\\`, `\\/`, `\\n`), HTML entities,
    NFKC per character (fullwidth `：` is `:`, fullwidth letters are ASCII) and the removal
-   of format characters (zero-width spaces and joiners, soft hyphens, BOM). Two rounds,
-   so a JSON string escaped inside a JSON string (`\\\\\\"`) and a percent-encoded escape
-   are read too. Every rule below runs on the normalised text; each span it finds is
+   of format characters (zero-width spaces and joiners, soft hyphens, BOM). Up to four
+   rounds, so a JSON string escaped inside a JSON string (`\\\\\\"`) and a percent-encoded
+   escape are read too. Every rule below runs on the normalised text; each span it finds is
    mapped back to the span of the *original* text it came from, and that span is
    replaced. So the output is the input with some spans replaced by the marker: nothing
    is added but `[redacted]`, nothing the service wrote is re-encoded (a message in
@@ -76,6 +76,7 @@ from __future__ import annotations
 import base64
 import bisect
 import enum
+import functools
 import html
 import math
 import re
@@ -86,7 +87,7 @@ from typing import Any
 
 import msgspec
 
-from ._model.fault import Fault
+from ._model.fault import Fault, Violation
 
 __all__ = ["MARK", "redact", "scrub", "scrub_fault", "scrub_value"]
 
@@ -149,6 +150,7 @@ _SPECIAL = re.compile(
     r"|\\u[0-9A-Fa-f]{4}"
     r"|\\x[0-9A-Fa-f]{2}"
     r"|\\[\"'\\/nrtbf]"
+    r"|~[01]"  # JSON Pointer escapes (RFC 6901): a violation's pointer spells `/` as `~1`
     r"|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z]{2,8});"
     r"|[^\x00-\x7f]{1,64}"
 )
@@ -166,6 +168,8 @@ def _decoded(token: str) -> str:
         return bytes.fromhex(token.replace("%", "")).decode("utf-8", "replace")
     if head == "&":
         return html.unescape(token)
+    if head == "~":
+        return "/" if token == "~1" else "~"
     if head == "\\":
         kind = token[1]
         if kind == "u":
@@ -181,7 +185,7 @@ def _decoded(token: str) -> str:
 
 
 def _normalise_once(text: str, inner: _Map | None) -> tuple[str, _Map | None]:
-    if text.isascii() and "%" not in text and "\\" not in text and "&" not in text:
+    if text.isascii() and "%" not in text and "\\" not in text and "&" not in text and "~" not in text:
         return text, inner
     out: list[str] = []
     pieces: list[tuple[int, int, int, int]] = []
@@ -190,7 +194,7 @@ def _normalise_once(text: str, inner: _Map | None) -> tuple[str, _Map | None]:
     for m in _SPECIAL.finditer(text):
         start, end = m.span()
         token = m.group()
-        if token[0] not in "%&\\":
+        if token[0] not in "%&\\~":
             # Non-ASCII: each character that NFKC or the format-character rule changes
             # is its own piece, so a span maps back exactly.
             for k, ch in enumerate(token):
@@ -220,10 +224,18 @@ def _normalise_once(text: str, inner: _Map | None) -> tuple[str, _Map | None]:
     return "".join(out), _Map(pieces, inner)
 
 
+# Rounds of decoding: a JSON string escaped in a JSON string escaped in a JSON string
+# (an error body quoted in a log line quoted in an error body) takes three.
+_DECODE_ROUNDS = 4
+
+
 def _normalise(text: str) -> tuple[str, _Map | None]:
-    norm, mapping = _normalise_once(text, None)
-    if mapping is not None:
-        norm, mapping = _normalise_once(norm, mapping)
+    norm, mapping = text, None
+    for _ in range(_DECODE_ROUNDS):
+        norm, new = _normalise_once(norm, mapping)
+        if new is mapping:
+            break
+        mapping = new
     return norm, mapping
 
 
@@ -269,24 +281,24 @@ def is_secret_name(name: str) -> bool:
 
 # Where a name may hold a credential word: the keyword scan finds candidates fast; the
 # identifier around each is then read (bounded) and judged by is_secret_name.
-_KEYWORD = re.compile(
-    r"(?i)pass|pwd|pw|secret|token|key|pin|otp|auth|credential|cred|cookie|session|sess|sig|sid|jwt|bearer|dsn|psk|mfa|hmac|sas|csrf|xsrf"
-)
-_IDENT = "A-Za-z0-9_.\\-"
-_IDENT_LEFT = re.compile(r"[A-Za-z0-9_.\-]{0,64}\Z")
+# Run on the text lower-cased (ASCII only, so positions hold), factored by first letter:
+# an alternation of 24 words with (?i) costs ten times as much.
+_KEYWORD = re.compile(r"p(?:ass|wd|w|in|sk)|s(?:ecret|ession|ess|ig|id|as)|token|key|otp|auth|c(?:redential|red|ookie|srf)|jwt|bearer|dsn|mfa|hmac|xsrf")
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _IDENT_RIGHT = re.compile(r"[A-Za-z0-9_.\-]{0,64}")
 _IDENT_REST = re.compile(r"[A-Za-z0-9_.\-]*")
 # After a name: closing quotes or a bracket, spaces, an operator, spaces and newlines,
 # an opening quote (a bytes repr's `b'` too) or a YAML list's dash.
 _SEP = re.compile(
-    r"(?P<close>[\"'`\]]{0,2})(?P<pre>[ \t]{0,16})"
+    r"(?P<close>[\"'`\]/]{0,2})(?P<pre>[ \t]{0,16})"
     r"(?P<op>=>|:=|==|=|:|>|\]\(|\(|,|\|)?"
     r"(?P<post>[ \t\r\n]{0,32})"
     r"(?P<is>(?:is|was)[ \t]{1,8})?"
     r"(?P<open>b?[\"'`]|\[|\{|-[ \t])?"
 )
 _SCHEME = re.compile(r"(?i)(?:bearer|basic|digest|token|dpop|negotiate|apikey|key|sso-key|otp)[ \t]{1,8}")
-_BARE = re.compile(r"[^\s,;&\"'`<>(){}\[\]]{1,1024}")
+_BARE = re.compile(r"[^\s,;&\"'`<>(){}\[\]…]{1,1024}")
 _LINE = re.compile(r"[^\r\n\"'<>]{1,4096}")
 _YAML_ITEM = re.compile(r"(?:[ \t]{0,32}-[ \t][^\r\n]{0,1024}(?:\r?\n|\Z)){1,64}")
 _NOT_VALUES = frozenset(("null", "true", "false", "none", "nil", "undefined", "required", "missing", "invalid", "empty"))
@@ -351,8 +363,8 @@ def _value_span(text: str, at: int, name: str) -> tuple[int, int] | None:
         end = min(len(text), pos + 1024) if end < 0 else end
         if end <= pos:
             return None
-        value = text[pos:end]
-        if value.startswith(MARK) or value.lower() in _NOT_VALUES:
+        value = text[pos:end].rstrip("…")
+        if not _ALNUM.intersection(value) or value.startswith(MARK) or value.lower() in _NOT_VALUES:
             return None
         if not strong and not _LOOKS_SECRET.search(value):
             return None
@@ -370,7 +382,7 @@ def _value_span(text: str, at: int, name: str) -> tuple[int, int] | None:
     if bare is None:
         return None
     value = bare.group().rstrip(".:!?")
-    if not value or value.lower() in _NOT_VALUES:
+    if not _ALNUM.intersection(value) or value.lower() in _NOT_VALUES:
         return None
     if not strong and (not _LOOKS_SECRET.search(value) or len(value) < 4):
         return None
@@ -379,15 +391,18 @@ def _value_span(text: str, at: int, name: str) -> tuple[int, int] | None:
 
 def _names(text: str) -> Iterator[tuple[int, int]]:
     done = 0  # text before this is consumed: a name or a value already found
-    for m in _KEYWORD.finditer(text):
+    low = text.lower() if text.isascii() else text.translate(_LOWER)
+    for m in _KEYWORD.finditer(low):
         s, e = m.span()
         if s < done:
             continue
-        left = _IDENT_LEFT.search(text, max(0, s - 64), s)
-        start = left.start() if left else s
+        start = s
+        floor = max(0, s - 64)
+        while start > floor and text[start - 1] in _IDENT_CHARS:
+            start -= 1
         right = _IDENT_RIGHT.match(text, e)
         end = right.end() if right else e
-        if end - start >= 64 + (e - s) or (start > 0 and text[start - 1] in _IDENT) or (end < len(text) and text[end] in _IDENT):
+        if end - start >= 64 + (e - s) or (start > 0 and text[start - 1] in _IDENT_CHARS) or (end < len(text) and text[end] in _IDENT_CHARS):
             # A run longer than any name: not a name. Skip all of it in one go.
             rest = _IDENT_REST.match(text, e)
             done = rest.end() if rest else end
@@ -407,6 +422,8 @@ _ELEMENT = re.compile(r"<([A-Za-z_][A-Za-z0-9_.:\-]{0,63})(?:\s[^<>]{0,256})?>([
 
 
 def _elements(text: str) -> Iterator[tuple[int, int]]:
+    if "<" not in text:
+        return
     for m in _ELEMENT.finditer(text):
         if is_secret_name(m.group(1).rpartition(":")[2]) and not m.group(2).startswith(MARK) and m.group(2).strip():
             yield m.span(2)
@@ -416,7 +433,7 @@ def _elements(text: str) -> Iterator[tuple[int, int]]:
 
 # Vendor formats (gitleaks' rules, detect-secrets' plugins); case-sensitive.
 _VENDOR = re.compile(
-    r"(?<![A-Za-z0-9])(?:"
+    r"(?:"
     r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z0-9]{16}"  # AWS key ids
     r"|gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{20,255}"  # GitHub
     r"|gl(?:pat|ptt|dt|rt|soat|cbt|imt|agent|oas|ffct)-[A-Za-z0-9_\-]{20,64}|GR1348941[A-Za-z0-9_\-]{20}"  # GitLab
@@ -452,16 +469,35 @@ _VENDOR = re.compile(
 )
 # JWT and JWE by structure: the first part decodes to a JSON object.
 _JWT = re.compile(r"(?<![A-Za-z0-9_\-])e[wy][A-Za-z0-9_\-]{8,4096}(?:\.[A-Za-z0-9_\-]{0,8192}){2,4}")
-_PEM = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----|-----BEGIN (?:OPENSSH|ENCRYPTED|PGP)[ A-Z]{0,30}-----")
-_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,60}-----|[\"'<]")
+# `+` between the words too: a PEM block form-encoded.
+_PEM = re.compile(r"-----BEGIN[ +A-Z0-9]{0,40}PRIVATE[ +]KEY(?:[ +]BLOCK)?-----|-----BEGIN[ +](?:OPENSSH|ENCRYPTED|PGP)[ +A-Z]{0,30}-----")
+_PEM_END = re.compile(r"-----END[ +A-Z0-9]{0,60}-----|[\"'<&]")
 _PEM_MAX = 16384
 _TELEGRAM = re.compile(r"(?<![0-9])[0-9]{5,16}:[A-Za-z0-9_\-]{35}(?![A-Za-z0-9_\-])")
 _BEARER = re.compile(r"(?i)\b(?:bearer|basic|digest)[ \t]{1,8}(?!\[redacted\])([A-Za-z0-9._~+/=\-]{6,4096})")
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{0,31}://[^\s\"'<>`]{1,4096}")
 # Long runs of key-like characters, measured piece by piece (see the module docstring).
-_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{16,4096}")
-_PIECE_SEP = re.compile(r"[+/=_\-.~]+")
-_WORD_PIECE = re.compile(r"[a-z]{3,}|[A-Z]{3,}|[A-Z][a-z]{2,}|(?:[A-Z]?[a-z]{2,}){2,6}|[vV][0-9]{1,3}|[0-9]{1,12}|[a-zA-Z]{1,2}")
+_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~$]{20,4096}")
+_PIECE_SEP = re.compile(r"[+/=_\-.~$]+")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VOWEL = re.compile(r"[aeiouyAEIOUY]")
+_CONSONANTS = re.compile(r"[^aeiouyAEIOUY]{4}")
+
+
+def _is_word(piece: str) -> bool:
+    """A word, or words run together in camelCase (`BucketAlreadyOwnedByYou`): letters
+    only, each word three letters or more with a vowel and no four consonants in a row.
+    A random piece seldom passes all of these: it changes case every other character,
+    or has no vowel, or four consonants together."""
+    if len(piece) <= 3 and piece[:1] in "vV" and piece[1:].isdigit():
+        return True  # an API version
+    if len(piece) < 3 or not piece.isascii() or not piece.isalpha():
+        return False
+    parts = _CAMEL.findall(piece)
+    return len(piece) >= 3 * len(parts) and all(len(w) >= 2 and _VOWEL.search(w) and not _CONSONANTS.search(w) for w in parts)
+
+
+_NEUTRAL_PIECE = re.compile(r"[0-9]{1,12}|[A-Za-z0-9]{1,2}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 # A random run after one of these words is an identifier the service made (a request,
@@ -483,14 +519,64 @@ def entropy(text: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(text).values()) if n else 0.0
 
 
-def looks_random(core: str) -> bool:
-    """Whether a token (its separators removed) is random enough to be a key."""
+_HEX_CHARS = frozenset("0123456789abcdefABCDEF")
+
+
+def looks_random(core: str, margin: float = 0.0) -> bool:
+    """Whether a token (its separators removed) is random enough to be a key; `margin`
+    raises the bar (bits per character) for a token that holds words too.
+
+    Hex (85% of the characters or more, as a hex key with a short prefix or suffix):
+    detect-secrets' 3.0 bits. Otherwise the bar is a share of the most a random string
+    of that length and alphabet can reach, log2(min(length, alphabet)), capped at
+    detect-secrets' 4.5: 75% with digits, 80% for letters in both cases, 90% for letters
+    of one case (run-together English words reach 3.8 to 3.9 bits at 30 characters)."""
     n = len(core)
-    if n < _MIN_RANDOM:
-        return False
-    if _HEX.fullmatch(core):
-        return entropy(core) >= HEX_LIMIT
-    return entropy(core) >= min(BASE64_LIMIT, 0.8 * math.log2(n))
+    if n < _MIN_RANDOM or core.isdigit():
+        return False  # short, or a number (an id, a timestamp): a key is never digits alone
+    bits = entropy(core)
+    if sum(1 for c in core if c in _HEX_CHARS) >= 0.85 * n:
+        return bits >= HEX_LIMIT + margin
+    lower = any(c.islower() for c in core)
+    upper = any(c.isupper() for c in core)
+    digit = any(c.isdigit() for c in core)
+    alphabet = 64 if lower and upper else 36 if digit else 26
+    share = 0.75 if digit else 0.8 if lower and upper else 0.9
+    return bits >= min(BASE64_LIMIT, share * math.log2(min(n, alphabet))) + margin
+
+
+def _pieces(run: str) -> list[tuple[int, int, int]]:
+    """The pieces of a run between separators: (start, end, kind), kind 0 for a piece
+    that may be random, 1 for a word (or an identifier after an id prefix), 2 for a
+    piece too short to say (a number, one or two characters), which joins either."""
+    spans = []
+    pos = 0
+    for sep in _PIECE_SEP.finditer(run):
+        if sep.start() > pos:
+            spans.append((pos, sep.start()))
+        pos = sep.end()
+    if pos < len(run):
+        spans.append((pos, len(run)))
+    out = []
+    named = False  # the previous piece was an id prefix, joined by `_` or `-`
+    for start, end in spans:
+        piece = run[start:end]
+        if named:
+            kind = 1
+            named = False
+        elif piece.isascii() and piece.isalpha() and not piece.islower() and not piece.istitle() and len(piece) <= (6 if piece.isupper() else 7):
+            # API, KEY, DENIED, or six random capitals; a short piece in mixed case
+            # (`LTAInc`, `EeHWAA`): says nothing either way.
+            kind = 2
+        elif _is_word(piece):
+            kind = 1
+            named = piece.lower() in _ID_PREFIX and end < len(run) and run[end] in "_-"
+        elif _NEUTRAL_PIECE.fullmatch(piece):
+            kind = 2
+        else:
+            kind = 0
+        out.append((start, end, kind))
+    return out
 
 
 def _random_runs(text: str) -> Iterator[tuple[int, int]]:
@@ -499,40 +585,59 @@ def _random_runs(text: str) -> Iterator[tuple[int, int]]:
         base = m.start()
         if _UUID.fullmatch(run.strip(".-_~")):
             continue
-        # Pieces with their positions; consecutive non-word pieces are one group.
-        group_start = -1
-        group_end = -1
-        core: list[str] = []
-        pos = 0
-        for sep in [*_PIECE_SEP.finditer(run), None]:
-            end = sep.start() if sep is not None else len(run)
-            piece = run[pos:end]
-            if piece and (_WORD_PIECE.fullmatch(piece) is None or _UUID.fullmatch(piece)):
-                if group_start < 0:
-                    group_start = pos
-                group_end = end
-                core.append(piece)
-            elif piece:
-                if group_start >= 0 and looks_random("".join(core)):
-                    yield (base + group_start, base + group_end)
-                group_start, core = -1, []
-                if piece.lower() in _ID_PREFIX and not run.startswith("/", pos + len(piece)):
-                    # The next piece is the identifier this prefix names: skip it.
-                    nxt = _PIECE_SEP.match(run, end)
-                    if nxt is not None and nxt.end() < len(run):
-                        after = _PIECE_SEP.search(run, nxt.end())
-                        pos = after.end() if after is not None else len(run)
-                        if after is None:
-                            break
-                        continue
-            if sep is None:
-                break
-            pos = sep.end()
-        if group_start >= 0 and looks_random("".join(core)):
-            yield (base + group_start, base + group_end)
+        pieces = _pieces(run)
+        if not pieces:
+            continue
+        # The whole run, when it is random and more than half not words: a key split by
+        # separators (`AbC1-dEf2-...`, an AWS secret with slashes) goes whole, even where
+        # one of its pieces happens to spell a word; or when it has two random pieces or
+        # more, they make half of it, and it is random as a whole, words included.
+        core = "".join(run[a:b] for a, b, kind in pieces if kind != 1)
+        whole = "".join(run[a:b] for a, b, _ in pieces)
+        words = sum(b - a for a, b, kind in pieces if kind == 1)
+        randoms = [b - a for a, b, kind in pieces if kind == 0]
+        if (words < len(core) and looks_random(core)) or (
+            len(randoms) >= 2 and 2 * sum(randoms) >= len(whole) and looks_random(whole, margin=0.25)
+        ):
+            # From its first piece that is not a word to its last (`/bot<token>/sendMessage`
+            # keeps `sendMessage`).
+            inner = [(a, b) for a, b, kind in pieces if kind != 1]
+            yield (base + inner[0][0], base + inner[-1][1])
+            continue
+        # Else each group of consecutive pieces that are not words (a path's random
+        # segment between words: `/v1/files/<key>/content`), or, where the group as a
+        # whole is not random enough (a hex key glued to a base64 one), each long piece.
+        yield from _groups(run, base, pieces)
+
+
+def _groups(run: str, base: int, pieces: list[tuple[int, int, int]]) -> Iterator[tuple[int, int]]:
+    group: list[tuple[int, int, int]] = []
+    before: tuple[int, int, int] | None = None  # the word piece before the group
+    for i, piece in enumerate([*pieces, (len(run), len(run), 1)]):
+        if piece[2] != 1:
+            group.append(piece)
+            continue
+        if any(kind == 0 for _, _, kind in group):
+            text = "".join(run[a:b] for a, b, _ in group)
+            mixed = sum(1 for a, b, kind in group if kind == 0 and not run[a:b].isalpha() and not run[a:b].isdigit())
+            if looks_random(text) or (mixed >= 3 and len(text) >= _MIN_RANDOM):
+                # Random, or three pieces or more that mix letters and digits: a key cut
+                # into pieces, not a path (whose segments are words and numbers).
+                yield (base + group[0][0], base + group[-1][1])
+            elif before is not None and before[1] - before[0] <= 8 and looks_random(run[before[0] : before[1]] + text):
+                # With the word before it: a vendor prefix (`glpat`, `xkeysib`) split off.
+                yield (base + before[0], base + group[-1][1])
+            else:
+                for a, b, kind in group:
+                    if kind == 0 and looks_random(run[a:b]):
+                        yield (base + a, base + b)
+        group = []
+        before = piece if i < len(pieces) else None
 
 
 def _jwts(text: str) -> Iterator[tuple[int, int]]:
+    if "." not in text:
+        return
     for m in _JWT.finditer(text):
         head = m.group().split(".", 1)[0][:16]
         head = head[: len(head) // 4 * 4]
@@ -545,6 +650,8 @@ def _jwts(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _pems(text: str) -> Iterator[tuple[int, int]]:
+    if "-----BEGIN" not in text:
+        return
     pos = 0
     while True:
         m = _PEM.search(text, pos)
@@ -560,6 +667,8 @@ def _pems(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _urls(text: str) -> Iterator[tuple[int, int]]:
+    if "://" not in text:
+        return
     for m in _URL.finditer(text):
         url = m.group()
         base = m.start()
@@ -592,11 +701,21 @@ def _bearers(text: str) -> Iterator[tuple[int, int]]:
             yield m.span(1)
 
 
+# Every vendor format is a run of these characters of 20 or more: the vendor patterns
+# are tried inside such runs only (one cheap pass finds them).
+_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_\-.~$]{20,8192}")
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
 def _shapes(text: str) -> Iterator[tuple[int, int]]:
-    for m in _VENDOR.finditer(text):
-        yield m.span()
-    for m in _TELEGRAM.finditer(text):
-        yield m.span()
+    for run in _CANDIDATE.finditer(text):
+        for m in _VENDOR.finditer(text, run.start(), run.end()):
+            # Glued to a word (`/bot<token>`, `Bearer<token>`) only when it is random.
+            if m.start() == 0 or text[m.start() - 1] not in _ALNUM or looks_random(_PIECE_SEP.sub("", m.group())):
+                yield m.span()
+    if ":" in text:
+        for m in _TELEGRAM.finditer(text):
+            yield m.span()
 
 
 _RULES: tuple[Callable[[str], Iterator[tuple[int, int]]], ...] = (
@@ -607,9 +726,17 @@ _RULES: tuple[Callable[[str], Iterator[tuple[int, int]]], ...] = (
 # --------------------------------------------------------------------------- scrub, redact
 
 
+# Whether any rule may find something: a credential word, a long run of key characters,
+# a URL, a PEM armour line, a Basic/Digest scheme. Most strings a fault holds (a code, a
+# field name, a sentence of prose) have none, and cost this one pass.
+_TRIGGER = re.compile(_KEYWORD.pattern + r"|basic|digest|://|-----begin|[a-z0-9+/=_\-.~$:]{20}")
+
+
 def _spans(text: str) -> list[tuple[int, int]]:
     """The spans of `text` (original positions) that hold a credential, merged."""
     norm, mapping = _normalise(text)
+    if _TRIGGER.search(norm.lower() if norm.isascii() else norm.translate(_LOWER)) is None:
+        return []
     found: list[tuple[int, int]] = []
     for rule in _RULES:
         for start, end in rule(norm):
@@ -659,6 +786,23 @@ def _scrub_once(text: str) -> str:
 
 def scrub(text: str) -> str:
     """`text` with credentials replaced by `[redacted]`, and nothing else changed."""
+    if len(text) <= _CACHED_MAX:
+        return _scrub_cached(text)
+    return _scrub(text)
+
+
+# A fault's text is scrubbed several times on its way out (from_exception, then each of
+# agent_message's pieces, then each member of the structured output): the last few short
+# results are kept. Bounded: 256 strings of at most 4,096 characters.
+_CACHED_MAX = 4096
+
+
+@functools.lru_cache(maxsize=256)
+def _scrub_cached(text: str) -> str:
+    return _scrub(text)
+
+
+def _scrub(text: str) -> str:
     for _ in range(_ROUNDS):
         new = _scrub_once(text)
         if new == text:
@@ -685,10 +829,30 @@ def redact(text: str, limit: int | None = None) -> str:
         tail = _TAIL.search(text)
         if tail is not None and tail.start() > 0:
             text = text[: tail.start()]
-    text = " ".join(_CONTROL.sub(" ", scrub(text)).split())
-    if limit is not None and len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
-    return text
+    text = _flat(scrub(text))
+    # Cut, then read the cut text again: a cut can leave a name's value half there
+    # (`key=%2…`), which a second reading takes for a value. Until it reads the same,
+    # so that redacting the output again changes nothing.
+    for _ in range(_ROUNDS):
+        if limit is not None and len(text) > limit:
+            text = _cut(text, limit)
+        again = _flat(scrub(text))
+        if again == text:
+            return text
+        text = again
+    return _cut(text, limit) if limit is not None and len(text) > limit else text
+
+
+def _flat(text: str) -> str:
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _cut(text: str, limit: int) -> str:
+    cut = limit - 1
+    marker = text.rfind(MARK, max(0, cut - len(MARK) + 1), cut + len(MARK) - 1)
+    if 0 <= marker < cut < marker + len(MARK):
+        cut = marker  # not half a marker: "[redac…" would read as a value
+    return text[:cut].rstrip() + "…"
 
 
 # --------------------------------------------------------------------------- scrub_fault
@@ -706,6 +870,10 @@ def scrub_value(value: Any, depth: int = 0) -> Any:
         return scrub(value)
     if depth >= _SCRUB_DEPTH:
         return value
+    if isinstance(value, Violation) and value.description and value.description != MARK and is_secret_name(scrub_name(value.field)):
+        # A field named like a credential, its value in the description ("password":
+        # "hunter2" as a violation): the secret is split across the two.
+        value = msgspec.structs.replace(value, description=MARK)
     if isinstance(value, msgspec.Struct):
         changes = {}
         for name in value.__struct_fields__:

@@ -71,6 +71,7 @@ def agent_message(fault: Fault) -> str:
     >>> errconv.agent_message(fault)
     'The tool call failed: rate_limited (HTTP 429). next_step: wait. Wait 30 seconds, then the identical call may be repeated.'
     """
+    fault = scrub_fault(fault)  # a secret split across pieces (a violation's field and description)
     step = fault.next_step
     if step is None:  # a fault made by hand without one: errconv's own ladder decides
         step, _ = infer_next_step(fault.grpc_code, fault.status, param=fault.param)

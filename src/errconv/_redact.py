@@ -297,7 +297,7 @@ _SEP = re.compile(
     r"(?P<is>(?:is|was)[ \t]{1,8})?"
     r"(?P<open>b?[\"'`]|\[|\{|-[ \t])?"
 )
-_SCHEME = re.compile(r"(?i)(?:bearer|basic|digest|token|dpop|negotiate|apikey|key|sso-key|otp)[ \t]{1,8}")
+_SCHEME = re.compile(r"(?i)(?:bearer|basic|digest|token|dpop|negotiate|apikey|key|sso-key|ssws|otp)[ \t]{1,8}")
 _BARE = re.compile(r"[^\s,;&\"'`<>(){}\[\]…]{1,1024}")
 _LINE = re.compile(r"[^\r\n\"'<>]{1,4096}")
 _YAML_ITEM = re.compile(r"(?:[ \t]{0,32}-[ \t][^\r\n]{0,1024}(?:\r?\n|\Z)){1,64}")
@@ -506,7 +506,7 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _ID_PREFIX = frozenset((
     "req", "request", "trace", "span", "org", "acct", "cus", "ch", "pi", "pm", "evt", "txn", "msg", "run", "thread",
     "asst", "file", "batch", "chatcmpl", "resp", "call", "toolu", "msgbatch", "job", "ws", "user", "usr", "id",
-    "in", "sub", "price", "prod", "py", "re", "src", "cs", "seti", "si", "po", "tr", "ba",
+    "in", "sub", "price", "prod", "py", "src", "cs", "seti", "si", "po", "tr", "ba",
 ))  # fmt: skip
 _MIN_RANDOM = 20  # characters of a token without its separators, as detect-secrets' default
 HEX_LIMIT = 3.0
@@ -564,13 +564,15 @@ def _pieces(run: str) -> list[tuple[int, int, int]]:
         if named:
             kind = 1
             named = False
+        elif piece.lower() in _ID_PREFIX and end < len(run) and run[end] in "_-":
+            kind = 1
+            named = True
         elif piece.isascii() and piece.isalpha() and not piece.islower() and not piece.istitle() and len(piece) <= (6 if piece.isupper() else 7):
             # API, KEY, DENIED, or six random capitals; a short piece in mixed case
             # (`LTAInc`, `EeHWAA`): says nothing either way.
             kind = 2
         elif _is_word(piece):
             kind = 1
-            named = piece.lower() in _ID_PREFIX and end < len(run) and run[end] in "_-"
         elif _NEUTRAL_PIECE.fullmatch(piece):
             kind = 2
         else:
@@ -870,9 +872,11 @@ def scrub_value(value: Any, depth: int = 0) -> Any:
         return scrub(value)
     if depth >= _SCRUB_DEPTH:
         return value
-    if isinstance(value, Violation) and value.description and value.description != MARK and is_secret_name(scrub_name(value.field)):
+    if isinstance(value, Violation) and _value_like(value.description) and is_secret_name(scrub_name(value.field)):
         # A field named like a credential, its value in the description ("password":
-        # "hunter2" as a violation): the secret is split across the two.
+        # "hunter2" as a violation): the secret is split across the two. A description
+        # in prose ("must contain at least 8 characters") is what the model needs to
+        # fix the call, and goes through scrub as any text.
         value = msgspec.structs.replace(value, description=MARK)
     if isinstance(value, msgspec.Struct):
         changes = {}
@@ -892,6 +896,11 @@ def scrub_value(value: Any, depth: int = 0) -> Any:
         pairs = {k: MARK if _secret_member(k, v) else scrub_value(v, depth + 1) for k, v in value.items()}
         return value if all(pairs[k] is v for k, v in value.items()) else pairs
     return value
+
+
+def _value_like(text: str) -> bool:
+    """One token, not prose: what a value looks like, a description does not."""
+    return bool(text) and text != MARK and len(text.split()) == 1 and bool(_ALNUM.intersection(text))
 
 
 def _secret_member(key: Any, value: Any) -> bool:

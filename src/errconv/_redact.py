@@ -384,8 +384,8 @@ def _value_span(text: str, at: int, name: str) -> tuple[int, int] | None:
     value = bare.group().rstrip(".:!?")
     if not _ALNUM.intersection(value) or value.lower() in _NOT_VALUES:
         return None
-    if not strong and (not _LOOKS_SECRET.search(value) or len(value) < 4):
-        return None
+    if not strong and (not _LOOKS_SECRET.search(value) or len(value) < 4 or "=" in value or ":" in value):
+        return None  # prose, or the next pair (`auth password="x"`): its own name is read next
     return (pos, pos + len(value))
 
 

@@ -302,6 +302,7 @@ _BARE = re.compile(r"[^\s,;&\"'`<>(){}\[\]…]{1,1024}")
 _LINE = re.compile(r"[^\r\n\"'<>]{1,4096}")
 _YAML_ITEM = re.compile(r"(?:[ \t]{0,32}-[ \t][^\r\n]{0,1024}(?:\r?\n|\Z)){1,64}")
 _NOT_VALUES = frozenset(("null", "true", "false", "none", "nil", "undefined", "required", "missing", "invalid", "empty"))
+_PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]{1,63})[=:]")
 _LOOKS_SECRET = re.compile(r"[0-9]|[^A-Za-z0-9]|[A-Za-z]{16}")
 _BRACKET_MAX = 2048
 
@@ -384,7 +385,8 @@ def _value_span(text: str, at: int, name: str) -> tuple[int, int] | None:
     value = bare.group().rstrip(".:!?")
     if not _ALNUM.intersection(value) or value.lower() in _NOT_VALUES:
         return None
-    if not strong and (not _LOOKS_SECRET.search(value) or len(value) < 4 or "=" in value or ":" in value):
+    pair = _PAIR.match(value)
+    if not strong and (not _LOOKS_SECRET.search(value) or len(value) < 4 or (pair and is_secret_name(pair.group(1)))):
         return None  # prose, or the next pair (`auth password="x"`): its own name is read next
     return (pos, pos + len(value))
 

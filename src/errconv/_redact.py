@@ -45,13 +45,19 @@ How a credential is found, without foreseeing the syntax it comes in:
    URLs (database URLs included) and every query string and pair-holding fragment,
    Telegram bot tokens wherever they stand (a path `/bot<token>/sendMessage` included),
    `Bearer`/`Basic` credentials, and **long high-entropy tokens whatever separators
-   split them**: a run of base64/base64url characters is cut at `_ - . / + = ~` into
-   pieces; consecutive pieces that are not words (`v1`, `customers`, `INVALID`, a number)
-   are joined and measured; 20 or more characters of hex with Shannon entropy of at
-   least 3.0 bits (detect-secrets' hex limit), or of base64 with at least
-   `min(4.5, 0.8 * log2(length))` (detect-secrets' 4.5 is for long strings: a random
-   20-character key has at most log2(20) = 4.3 bits per character, so a fixed 4.5 would
-   pass every short key), go. UUIDs stay (request and resource ids a model may quote).
+   split them**: a run of base64/base64url characters is cut at `_ - . / + = ~ $` into
+   pieces, each read as a word (`customers`, `INVALID`, `BucketAlreadyOwnedByYou`: letters,
+   vowels, no four consonants together), a number or a short piece that says nothing, or
+   a piece that may be random. The run goes whole when its random part is longer than
+   its words and random enough (a key split by separators, an AWS secret with slashes);
+   else each group of consecutive non-word pieces is measured (a random segment of a
+   path); a random piece after an id prefix (`req_`, `cus_`, `chatcmpl-`) is an
+   identifier the service made and stays. "Random enough" is Shannon entropy: 3.0 bits
+   per character for hex (detect-secrets' hex limit), else a share of the most a random
+   string of that length and alphabet can reach, log2(min(length, alphabet)), capped at
+   detect-secrets' 4.5 (`looks_random`): a fixed 4.5 would pass every short key, since a
+   random 20-character key has at most log2(20) = 4.3 bits. 20 characters at least, as
+   detect-secrets. UUIDs stay (request and resource ids a model may quote).
 
 Nothing here depends on detect-secrets or gitleaks: the runtime dependencies are
 protobuf, googleapis-common-protos and msgspec; gitleaks is a Go binary and reads files,
@@ -67,8 +73,14 @@ words) is bounded and never revisits text a previous match consumed. `scrub` rep
 until nothing changes (at most `_ROUNDS` times), so that `scrub(scrub(x)) == scrub(x)`: a
 marker is never read as a value.
 
+`scrub_fault` scrubs every string of a fault and, in its mappings, replaces the whole value
+of a member named like a credential whatever its type (a number, a list, an object); a
+violation whose field is named like a credential loses a description that is one token
+(its value), not one in prose.
+
 What cannot be promised: a credential in a format nobody can tell from data (a short
-lower-case word after no name, `hunter2` alone in a sentence) is not found.
+word after no name, `hunter2` alone in a sentence, a password cut into pieces that each
+look like words) is not found.
 """
 
 from __future__ import annotations

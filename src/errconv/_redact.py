@@ -311,7 +311,7 @@ _SEP = re.compile(
 )
 _SCHEME = re.compile(r"(?i)(?:bearer|basic|digest|token|dpop|negotiate|apikey|key|sso-key|ssws|otp)[ \t]{1,8}")
 _BARE = re.compile(r"[^\s,;&\"'`<>(){}\[\]…]{1,1024}")
-_LINE = re.compile(r"[^\r\n\"'<>]{1,4096}")
+_LINE = re.compile(r"[^\r\n\"'<>]{1,1024}")
 _YAML_ITEM = re.compile(r"(?:[ \t]{0,32}-[ \t][^\r\n]{0,1024}(?:\r?\n|\Z)){1,64}")
 _NOT_VALUES = frozenset(("null", "true", "false", "none", "nil", "undefined", "required", "missing", "invalid", "empty"))
 _PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]{1,63})[=:]")
@@ -427,7 +427,11 @@ def _names(text: str) -> Iterator[tuple[int, int]]:
             continue
         span = _value_span(text, end, name)
         if span is not None:
-            done = max(done, span[1])
+            if "cookie" not in "".join(_words(name)):
+                done = max(done, span[1])
+            # else a cookie header's line: the names in it are still read (one of them may
+            # be the last of the line, its value a YAML list on the lines below); the line
+            # is bounded, so this re-reads at most 1,024 characters per name.
             yield span
 
 

@@ -72,6 +72,14 @@ def test_a_secret_told_by_its_shape_is_redacted_with_no_name(label: str) -> None
         assert gone not in out, (label, out)
 
 
+def test_a_name_at_the_end_of_a_cookie_line_still_has_its_list_redacted() -> None:
+    # fuzz/long_run.py --surfaces redaction: the cookie's value (the rest of its line)
+    # took the name after it, and the YAML list under that name on the next lines stayed.
+    text = "Cookie: theme=dark&credentials\uff1a\n  - 74692332\n  - 23329647\n"
+    out = scrub(text)
+    assert "74692332" not in out and "23329647" not in out, out
+
+
 def test_credential_named_members_lose_their_value_whatever_its_type() -> None:
     fault = Fault.build(
         status=400,

@@ -52,6 +52,7 @@ HOSTILE: dict[str, str] = {
     "random base64": _B64,
     "pieces split by separators": "aB3-" * (MB // 4),
     "XML tags named like credentials": "<password>" * (MB // 10),
+    "cookie names on one line": "Cookie: " + "session=ab; " * (MB // 12),
 }
 
 _BASELINE = re.compile(r"\S")

@@ -1025,6 +1025,7 @@ def redaction_texts(draw: Any) -> tuple[str, list[Any]]:
     joined with hostile filler and arbitrary text. Returns the text and the planted secrets."""
     parts: list[str] = []
     planted = []
+    raw = []
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.integers(0, 3))
         if kind == 0:
@@ -1040,8 +1041,10 @@ def redaction_texts(draw: Any) -> tuple[str, list[Any]]:
         else:
             secret = pick(draw, _CORPUS)
             parts.append(secret.value[: draw(st.integers(0, len(secret.value)))])  # a cut secret: no promise
+            raw.append(secret)
     text = draw(st.sampled_from(("", " ", "\n", "&", ", "))).join(parts)
-    return text, planted
+    # A secret also written bare (cut, with no name) carries no promise for its value.
+    return text, [s for s in planted if s not in raw]
 
 
 def _segments(text: str) -> list[str]:

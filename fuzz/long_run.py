@@ -68,6 +68,7 @@ SURFACES: dict[str, tuple[Any, Any]] = {
     "clients_exceptions": (st.tuples(tsf.hostile_exceptions()), tsf.check_client_exceptions),
     "catalog_load": (st.tuples(tsf.catalog_texts()), tsf.check_catalog_load),
     "catalog_fault": (tsf.fault_calls(), tsf.check_catalog_fault),
+    "redaction": (tsf.redaction_texts(), tsf.check_redaction),
 }
 
 

@@ -59,3 +59,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     realworld_open = next((m for name, m in sys.modules.items() if name.rpartition(".")[2] == "test_realworld_open"), None)
     for line in getattr(realworld_open, "SUMMARY", ()):
         terminalreporter.write_line(line)
+    secret_corpus = next((m for name, m in sys.modules.items() if name.rpartition(".")[2] == "test_secret_corpus"), None)
+    for line in getattr(secret_corpus, "SUMMARY", ()):
+        terminalreporter.write_line(line)

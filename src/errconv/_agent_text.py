@@ -1,12 +1,12 @@
 """What a model reads when a tool call fails, and the sentence a tool description carries.
 
 `agent_message(fault)` writes the move (fix_request / wait / give_up) and only what the
-fault holds: the code and status, a short cut of its detail, the parameter and its
-violations, the delay, the alternatives or the tool that unblocks the call. Every piece
-of text taken from the fault is redacted first (URL query strings and user info,
-Authorization-like headers, `password=`/`api_key=`-like pairs, bearer tokens and the
-key formats of the common vendors), because the text goes into a model's context, and
-from there into logs and transcripts.
+fault holds: errconv's move first, in its own words, then the code and status, the
+parameter and its violations, the delay, the alternatives or the tool that unblocks the
+call; the service's own words come last, in one JSON span the text cannot close. Every
+piece of text taken from the fault is redacted first, then cut (`errconv._redact`: the
+text normalised, credential names found in any syntax and credential values by shape),
+because the text goes into a model's context, and from there into logs and transcripts.
 
 `TOOL_CONTRACT` is seed 000's sentence for a tool's description: the semantics are in
 the model's context before the first failure, not only after it.
@@ -14,16 +14,14 @@ the model's context before the first failure, not only after it.
 
 from __future__ import annotations
 
-import enum
 import json
 import math
 import re
 import unicodedata
 from typing import Any
 
-import msgspec
-
 from ._model.fault import Fault
+from ._redact import redact, scrub, scrub_fault
 from .codes import NextStep, infer_next_step
 
 __all__ = ["TOOL_CONTRACT", "agent_message", "redact", "scrub", "scrub_fault", "with_contract"]
@@ -47,159 +45,8 @@ _ITEM_MAX = 60  # a violation's description, one alternative
 _VIOLATIONS_MAX = 3
 _REDACTED = "[redacted]"
 
-# Names whose value is a credential, in a header, a query string, JSON or prose, found
-# anywhere in a name (`x-api-key`, `client_secret`): a few harmless values are redacted
-# too (`design=`), and no leading run has to be matched first, which on hostile text
-# would be quadratic. Every repetition below is bounded for the same reason.
-_SECRET_NAME = (
-    r"(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|"
-    r"private[_-]?key|credential|authorization|auth|cookie|session[_-]?id|signature|sig)[A-Za-z0-9_-]{0,32}"
-)
-
-
-_SECRET_KEY = re.compile(r"(?i)" + _SECRET_NAME)
-
-
-def _url(match: re.Match[str]) -> str:
-    url = match.group(0)
-    scheme, _, rest = url.partition("://")
-    # The query always goes; a fragment only when it holds pairs (OAuth's implicit flow
-    # puts `#access_token=...` there), not a page anchor (`#create-a-label`).
-    rest, hash_, fragment = rest.partition("#")
-    rest, query, _ = rest.partition("?")
-    tail = ("?" + _REDACTED if query else "") + (("#" + (_REDACTED if "=" in fragment else fragment)) if hash_ else "")
-    authority, slash, path = rest.partition("/")
-    if "@" in authority:
-        authority = _REDACTED + "@" + authority.rpartition("@")[2]
-    return f"{scheme}://{authority}{slash}{path}{tail}"
-
-
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-
-
-_PIECES = re.compile(r"[_/-]")
-
-
-def _key_like(match: re.Match[str]) -> str:
-    run = match.group(0)
-    if _UUID.fullmatch(run):
-        return run  # an identifier (a request, an organisation), not a key
-    if not (any(c.isdigit() for c in run) and any(c.isalpha() for c in run)):
-        return run  # words joined up (max_coordinating_and_primary_bytes)
-    if all(len(piece) < 16 for piece in _PIECES.split(run)):
-        return run  # a path or a name made of short parts (/api/v1/accounts/AC123/calls/CA456)
-    return _REDACTED
-
-
-_PATTERNS: tuple[tuple[re.Pattern[str], Any], ...] = (
-    # A URL's user info, query string and fragment.
-    (re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,31}://[^\s\"'<>]{1,4096}"), _url),
-    # An Authorization-like header or a name=value pair whose name says credential:
-    # `Authorization: Bearer x`, `'X-Api-Key': 'x'`, `"password": "x"`, `token=x`.
-    (
-        re.compile(
-            r"(?i)(" + _SECRET_NAME + r"[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
-            # A value already redacted is left as it is: scrub runs on text scrubbed once
-            # (a fault from_exception scrubbed, then agent_message), and "[redacted" would
-            # match the bare value form, leaving "[redacted]]".
-            r"(?:(?:bearer|basic|digest|token|dpop|negotiate)\s{1,8})?(?!\[redacted\])(\"[^\"]{0,512}\"?|'[^']{0,512}'?|[^\s,;&\"'}\])]+)"
-        ),
-        r"\1" + _REDACTED,
-    ),
-    # A bearer or basic credential standing alone in prose.
-    (re.compile(r"(?i)\b(bearer|basic)\s{1,8}[A-Za-z0-9._~+/=-]{6,}"), r"\1 " + _REDACTED),
-    # "token X", "key X", "password X" in prose, when X looks like a credential (it has
-    # a digit, or is long) rather than a word ("token is not allowed").
-    (
-        re.compile(
-            r"(?i)\b((?:access |api |secret |session |bearer )?(?:token|key|password|passwd|secret|credential)s?:?\s{1,8})"
-            r"(?:is\s{1,8}|was\s{1,8})?(['\"]?)(?=[A-Za-z0-9._~+/=*-]{0,64}[0-9]|[A-Za-z0-9._~+/=*-]{16})[A-Za-z0-9._~+/=*-]{4,}\2"
-        ),
-        r"\1" + _REDACTED,
-    ),
-    # Vendor key formats: OpenAI/Anthropic sk-, Stripe sk_/rk_/pk_, GitHub, Slack, AWS,
-    # Google API keys, GitLab, JWTs.
-    (
-        re.compile(
-            r"\b(?:sk-[A-Za-z0-9_*.-]{6,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9*]{4,}|gh[pousr]_[A-Za-z0-9]{8,}|"
-            r"github_pat_[A-Za-z0-9_]{8,}|xox[abposr]-[A-Za-z0-9-]{8,}|(?:AKIA|ASIA)[0-9A-Z]{16}|"
-            r"AIza[0-9A-Za-z_-]{20,}|glpat-[A-Za-z0-9_-]{8,}|eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)"
-        ),
-        _REDACTED,
-    ),
-    # Any other long run of key-like characters, letters and digits mixed, with a long
-    # unbroken part: a key in a format not listed above (base64, hex). A 32-digit hex
-    # request id goes too, which costs the model nothing.
-    (re.compile(r"[A-Za-z0-9_+/-]{32,}={0,2}"), _key_like),
-)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
-
-
-def scrub(text: str) -> str:
-    """`text` with credentials replaced by `[redacted]`, and nothing else changed."""
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-# How deep scrub_fault goes into extension members and alternatives (Limits.max_depth).
-_SCRUB_DEPTH = 32
-
-
-def _scrubbed(value: Any, depth: int) -> Any:
-    if isinstance(value, str):
-        return scrub(value)
-    if depth >= _SCRUB_DEPTH:
-        return value
-    if isinstance(value, msgspec.Struct):
-        changes = {}
-        for name in value.__struct_fields__:
-            old = getattr(value, name)
-            new = _scrubbed(old, depth + 1)
-            if new is not old:
-                changes[name] = new
-        return msgspec.structs.replace(value, **changes) if changes else value
-    if isinstance(value, tuple):
-        items = tuple(_scrubbed(v, depth + 1) for v in value)
-        return value if all(a is b for a, b in zip(items, value)) else items
-    if isinstance(value, list):
-        out = [_scrubbed(v, depth + 1) for v in value]
-        return value if all(a is b for a, b in zip(out, value)) else out
-    if isinstance(value, dict):
-        # A member named like a credential ({"password": "x"}) has its whole value redacted.
-        pairs = {
-            k: _REDACTED if isinstance(k, str) and isinstance(v, str) and v and _SECRET_KEY.search(k) else _scrubbed(v, depth + 1)
-            for k, v in value.items()
-        }
-        return value if all(pairs[k] is v for k, v in value.items()) else pairs
-    return value
-
-
-def scrub_fault(fault: Fault) -> Fault:
-    """`fault` with credentials redacted from every text it holds (title, detail, URIs,
-    violations, metadata, alternatives, extensions, the typed details): the same fault,
-    when there were none. `origin` is left as it is (it holds errconv's own notes)."""
-    changes = {}
-    for name in fault.__struct_fields__:
-        if name == "origin":
-            continue
-        old = getattr(fault, name)
-        new = old if isinstance(old, (int, enum.Enum)) or old is None else _scrubbed(old, 0)
-        if new is not old and new != old:
-            changes[name] = new
-    return fault.replace(**changes) if changes else fault
-
-
-def redact(text: str, limit: int | None = None) -> str:
-    """`text` with credentials replaced by `[redacted]`, control characters by spaces,
-    and cut to `limit` characters (with an ellipsis) when given."""
-    # Cut long input before the patterns run, so hostile text costs bounded work;
-    # a secret split by the cut is redacted by the patterns that follow or lost in it.
-    bound = 4 * (limit or _MESSAGE_MAX)
-    text = " ".join(scrub(_CONTROL.sub(" ", text[:bound])).split())
-    if limit is not None and len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
-    return text
+# The redaction engine is errconv._redact; redact, scrub and scrub_fault are kept
+# importable from here, where the rest of errconv and its users import them.
 
 
 # --------------------------------------------------------------------------- the model text
@@ -424,6 +271,7 @@ def agent_message(fault: Fault) -> str:
     >>> errconv.agent_message(fault)
     'next_step: wait. The tool call failed (HTTP 429, code `rate_limited`). Wait 30 seconds, then the identical call may be repeated.'
     """
+    fault = scrub_fault(fault)  # a secret split across pieces (a violation's field and description)
     step = _step(fault.next_step)
     if step is None:  # a fault made by hand without one (or with no move's word): errconv's own ladder decides
         step, _ = infer_next_step(fault.grpc_code, fault.status, param=fault.param)

@@ -34,6 +34,7 @@ import decimal
 import email.message
 import enum
 import fractions
+import html
 import io
 import json
 import math
@@ -41,6 +42,7 @@ import os
 import re
 import tomllib
 import urllib.error
+import urllib.parse
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -1272,3 +1274,86 @@ def check_catalog_fault(code: Any, values: dict[str, Any]) -> None:
 @given(fault_calls())
 def test_catalog_fault_of_hostile_arguments_gives_a_fault_or_a_contract_error(call: tuple[Any, dict[str, Any]]) -> None:
     check_catalog_fault(*call)
+
+
+# --------------------------------------------------------------------------- redaction (issue 27)
+
+import secret_corpus  # noqa: E402
+from errconv import _redact  # noqa: E402
+from errconv._agent_text import redact as agent_redact  # noqa: E402
+
+_CORPUS = secret_corpus.secrets(2)  # two of each format: the shapes, not the count
+_REDACT_LIMITS = (None, 48, 60, 200, 600)
+_ENCODINGS = (
+    lambda s: s,
+    lambda s: json.dumps(s),
+    lambda s: json.dumps(json.dumps(s)),
+    lambda s: urllib.parse.quote(s, safe=""),
+    lambda s: "".join(f"\\u{ord(c):04x}" if c.isascii() else c for c in s),
+    lambda s: "\u200b".join(s),
+    lambda s: s.replace(":", "\uff1a").replace("=", "\uff1d"),
+    lambda s: html.escape(s),
+)
+_FILLER = ("", " ", "\n", "[redacted]", "[redac", "ted]", "%", "%2", "\\", "\\u12", "&#", "&amp", "-----BEGIN PRIVATE KEY-----",
+           "password", "key=", "token:", "Cookie: ", "https://", "@", "eyJ", "\ud800", "\x00", "…", "\u200b", "ﬁ", "Ⅻ")  # fmt: skip
+
+
+@st.composite
+def redaction_texts(draw: Any) -> tuple[str, list[Any]]:
+    """Text a service may send: corpus secrets in their syntaxes, under encodings, cut,
+    joined with hostile filler and arbitrary text. Returns the text and the planted secrets."""
+    parts: list[str] = []
+    planted = []
+    raw = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.integers(0, 3))
+        if kind == 0:
+            secret = pick(draw, _CORPUS)
+            syntaxes = list(secret_corpus.syntaxes_for(secret))
+            _, text = pick(draw, syntaxes)
+            parts.append(pick(draw, _ENCODINGS)(text))
+            planted.append(secret)
+        elif kind == 1:
+            parts.append(draw(st.text(max_size=80)))
+        elif kind == 2:
+            parts.append("".join(draw(st.lists(st.sampled_from(_FILLER), max_size=8))))
+        else:
+            secret = pick(draw, _CORPUS)
+            parts.append(secret.value[: draw(st.integers(0, len(secret.value)))])  # a cut secret: no promise
+            raw.append(secret)
+    text = draw(st.sampled_from(("", " ", "\n", "&", ", "))).join(parts)
+    # A secret also written bare (cut, with no name) carries no promise for its value.
+    return text, [s for s in planted if s not in raw]
+
+
+def _segments(text: str) -> list[str]:
+    return [s.strip() for s in text.split(_redact.MARK) if s.strip()]
+
+
+def check_redaction(text: str, planted: list[Any]) -> None:
+    """Redaction is idempotent, never makes text (a secret) appear that was not in the
+    input, never grows past the input by more than its markers, and removes every
+    planted secret of the corpus."""
+    STATS["redaction"] += 1
+    once = _redact.scrub(text)
+    assert _redact.scrub(once) == once, (text, once)
+    added = once.count(_redact.MARK) - text.count(_redact.MARK)
+    assert len(once) <= len(text) + max(added, 0) * len(_redact.MARK), (text, once)
+    for segment in _segments(once):
+        assert segment in text, (segment, text)
+    flat = " ".join(re.sub(r"[\x00-\x1f\x7f]+", " ", text).split())
+    for limit in _REDACT_LIMITS:
+        out = agent_redact(text, limit)
+        assert limit is None or len(out) <= limit
+        again = agent_redact(out, limit)
+        assert again == out, (limit, out, again)
+        for segment in _segments(out.removesuffix("…")):
+            assert segment in flat, (limit, segment, text)
+    for secret in planted:
+        assert secret.value not in once, (secret.format, once)
+
+
+@settings(SURFACE, max_examples=max(EXAMPLES, 300))
+@given(redaction_texts())
+def test_redaction_is_idempotent_and_never_grows_a_secret_back(drawn: tuple[str, list[Any]]) -> None:
+    check_redaction(*drawn)

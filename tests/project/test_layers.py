@@ -52,6 +52,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "errconv._version",
             "errconv._proto",
             "errconv._proto.*",
+            # Redaction: text and Fault only, so every layer above may scrub.
+            "errconv._redact",
         ),
     ),
     ("dialects", ("errconv.dialects", "errconv.dialects.*", "errconv._vocabulary")),

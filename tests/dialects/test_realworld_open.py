@@ -41,7 +41,12 @@ import errconv
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "realworld_open"
 # Every half present, in the order they were gathered: round 1 (rules, heldout), round 2
 # (r2_rules, r2_heldout; issue 28).
-HALVES = tuple(h for h in ("rules", "heldout", "r2_rules", "r2_heldout") if (ROOT / h).is_dir())
+HALVES = tuple(h for h in ("rules", "heldout", "r2_rules", "r2_heldout", "r3_rules", "r3_heldout") if (ROOT / h).is_dir())
+# Halves gathered and (for the held-out ones) scored blind once, whose fold-in, rules
+# written from them so that none of their stated facts is contradicted, is still to do
+# (issue 28): kept with their provenance and checked for form, not scored in-sample yet.
+PENDING = ROOT / "pending"
+PENDING_HALVES = tuple(sorted(p.name for p in PENDING.iterdir() if p.is_dir())) if PENDING.is_dir() else ()
 FACTS = ("status", "code", "next_step", "retry_after_seconds", "param")
 NOW = 1_800_000_000.0  # as tests/test_realworld.py: a Date header, when there is one, wins
 
@@ -60,6 +65,15 @@ FROZEN_HELDOUT = (
 # message starts "FREEZE round 2 rules", before any rule saw it. The integrator fills this
 # in with that one score (facts, next steps, and the precision of moves not assumed), and
 # it is never recomputed.
+# Round 3: no round-3 rules were written this session, so r3_heldout (gathered blind, its
+# services apart from every other half) was scored once against the same frozen round-2
+# rules (b547557, unchanged in the general reader since): a second blind figure of them.
+FROZEN_R3_HELDOUT = (
+    "round 3 generalisation figure (r3_heldout against the rules frozen at b547557, scored blind once): "
+    "163 captures, 60 services: facts 242/399 (60.7%), next steps 100/163 (61.3%), "
+    "precision of moves not assumed 99/131 (75.6%); status-only rule: facts 43.1%, next steps 60.1%; "
+    "with the body's stated status: facts 47.4%, next steps 62.6%"
+)
 FROZEN_R2_HELDOUT: str | None = (
     "round 2 generalisation figure (r2_heldout against the rules frozen at b547557, scored blind once): "
     "157 captures, 51 services: facts 237/331 (71.6%), next steps 119/157 (75.8%), "
@@ -189,9 +203,9 @@ def test_the_corpus_is_there_and_well_formed() -> None:
         assert set(entry["facts"]) == set(FACTS), key
         assert set(entry.get("states", ())) <= set(FACTS), key
         assert entry["facts"]["next_step"] in ("fix_request", "wait", "give_up"), key
-    # No service in two halves: each half is another set of services.
+    # No service in two halves: each half is another set of services (pending ones too).
     seen: dict[str, str] = {}
-    for half in HALVES:
+    for half in (*HALVES, *(f"pending/{h}" for h in PENDING_HALVES)):
         for p in (ROOT / half).iterdir():
             if p.is_dir():
                 assert p.name not in seen, f"{p.name} is in both {seen[p.name]} and {half}"
@@ -207,6 +221,8 @@ def test_the_generalisation_figure_is_reported_apart() -> None:
     if FROZEN_R2_HELDOUT is not None:
         SUMMARY.insert(rows, FROZEN_R2_HELDOUT)
         rows += 1
+    SUMMARY.insert(rows, FROZEN_R3_HELDOUT)
+    rows += 1
     SUMMARY.insert(rows, "in-sample scores of the rules as they are now (not a generalisation figure):")
 
 
@@ -262,3 +278,20 @@ def test_each_capture_is_read_and_says_where_each_fact_came_from(key: str, path:
             assert "code" in facts, key
         if fault.retry_after_seconds is not None:
             assert "retry_after_seconds" in facts, key
+
+
+@pytest.mark.parametrize("half", PENDING_HALVES)
+def test_a_pending_half_is_well_formed(half: str) -> None:
+    """The halves not yet folded in keep the corpus's form: every capture named exists,
+    has its source and a note, and labels every fact."""
+    entries = captures(f"pending/{half}")
+    assert entries, half
+    named = {path for _, path, _ in entries}
+    for key, path, entry in entries:
+        assert path.exists(), key
+        assert entry["source"] and entry["note"], key
+        assert set(entry["facts"]) == set(FACTS), key
+        assert set(entry.get("states", ())) <= set(FACTS) | {"code"}, key
+        assert entry["facts"]["next_step"] in ("fix_request", "wait", "give_up"), key
+    on_disk = {p for p in (PENDING / half).glob("*/*") if p.name != "facts.json"}
+    assert on_disk == named, sorted(str(p) for p in on_disk ^ named)[:5]

@@ -53,6 +53,7 @@ GENERATED: dict[str, Callable[[], str]] = {
     "dialect-table": dialect_table,
     "gateway-bench": recorded("docs/figures/gateway-bench.md"),
     "lines-bench": recorded("docs/figures/lines-bench.txt"),
+    "bench-run": recorded("docs/figures/bench-run.md"),
 }
 
 

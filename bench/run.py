@@ -28,7 +28,7 @@ What is measured, for the golden cases in CASES:
 - memory: the peak bytes tracemalloc sees allocated during one conversion.
 
 Both builds side by side. Run by an interpreter whose errconv is the compiled build
-(ERRCONV_COMPILE=1, README "The compiled build"), every errconv function is timed
+(ERRCONV_COMPILE=1, docs/compiled.md), every errconv function is timed
 twice in each round, once compiled and once as the pure-Python build (the package's
 Python sources, copied and imported as `errconv_pure`), so each compiled/pure ratio
 is taken within a round as the others are; the compiled build has targets of its own
@@ -476,7 +476,7 @@ def compiled_python(explicit: str | None) -> tuple[str | None, str]:
     if python is None:
         return None, (
             "no compiled build: `python3 -m venv .venv-compiled && ERRCONV_COMPILE=1 .venv-compiled/bin/pip install "
-            "'.[test]'` (README, \"The compiled build\") to see it beside the pure build"
+            "'.[test]'` (docs/compiled.md) to see it beside the pure build"
         )
     probe = "import errconv, json; print(json.dumps([getattr(errconv, '__compiled__', False), errconv.__file__]))"
     proc = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
@@ -508,7 +508,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def report(results: dict[str, Any]) -> str:
-    """The results as Markdown tables (what the README shows)."""
+    """The results as Markdown tables (what docs/performance.md includes, from docs/figures/bench-run.md)."""
     m, s = results["machine"], results["settings"]
     out = [
         (

@@ -109,7 +109,7 @@ def test_the_readme_crewai_example_runs_as_pasted() -> None:
     import sys
 
     root = pathlib.Path(__file__).resolve().parents[2]
-    section = (root / "README.md").read_text().split("## For agent builders", 1)[1].split("\n## ", 1)[0]
+    section = (root / "docs" / "guide" / "agents.md").read_text().split("## For agent builders", 1)[1].split("\n## ", 1)[0]
     (code,) = re.findall(r"```py\n(.*?)```", section, re.DOTALL)
     result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -1,5 +1,5 @@
-"""Issue 21: which shipped client honours which signal, measured; the README's table
-("## HTTP clients that act on the three moves") must say what this measures.
+"""Issue 21: which shipped client honours which signal, measured; the HTTP clients guide's
+table (docs/guide/clients.md) must say what this measures.
 
 Each probe is one failed response on the loopback API, each client's own sleep on a
 virtual clock, budget 8 calls:
@@ -43,7 +43,7 @@ import errconv.clients.httpx
 import errconv.clients.requests
 from errconv.retry import RetryPolicy, VirtualClock
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "guide" / "clients.md"  # holds both tables
 BUDGET = 8
 TEXT = [("Content-Type", "text/plain")]
 _RATE = errconv.to_http(errconv.Fault.build(status=429, code="rate_limited", detail="slow down", next_step="wait", retry_after_seconds=30), "google")
@@ -156,9 +156,8 @@ def measured_table(api: cs.Api, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return lines
 
 
-def readme_table() -> list[str]:
-    text = README.read_text()
-    section = text.split("## HTTP clients that act on the three moves", 1)[1]
+def guide_table() -> list[str]:
+    section = GUIDE.read_text()
     start = section.index("| client |")
     lines = []
     for line in section[start:].splitlines():
@@ -168,14 +167,14 @@ def readme_table() -> list[str]:
     return lines
 
 
-def test_the_readme_table_of_signals_is_what_the_clients_do(server: cs.Api, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_guide_table_of_signals_is_what_the_clients_do(server: cs.Api, monkeypatch: pytest.MonkeyPatch) -> None:
     measured = measured_table(server, monkeypatch)
-    assert readme_table() == measured, "\n".join(["README.md should hold:", *measured])
+    assert guide_table() == measured, "\n".join(["docs/guide/clients.md should hold:", *measured])
 
 
 def test_the_table_can_fail() -> None:
     # The probes tell the clients apart: a table of one answer everywhere would say nothing.
-    rows = [re.split(r"\s*\|\s*", line.strip("| ")) for line in readme_table()[2:]]
+    rows = [re.split(r"\s*\|\s*", line.strip("| ")) for line in guide_table()[2:]]
     assert len({tuple(r[1:]) for r in rows}) >= 4
 
 
@@ -210,8 +209,8 @@ def seed_table(api: cs.Api, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return lines
 
 
-def readme_seed_table() -> list[str]:
-    section = README.read_text().split("## HTTP clients that act on the three moves", 1)[1]
+def guide_seed_table() -> list[str]:
+    section = GUIDE.read_text()
     start = section.index("| client | http+problem")
     lines = []
     for line in section[start:].splitlines():
@@ -221,6 +220,6 @@ def readme_seed_table() -> list[str]:
     return lines
 
 
-def test_the_readme_table_of_the_seed_failures_is_what_the_clients_do(server: cs.Api, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_guide_table_of_the_seed_failures_is_what_the_clients_do(server: cs.Api, monkeypatch: pytest.MonkeyPatch) -> None:
     measured = seed_table(server, monkeypatch)
-    assert readme_seed_table() == measured, "\n".join(["README.md should hold:", *measured])
+    assert guide_seed_table() == measured, "\n".join(["docs/guide/clients.md should hold:", *measured])

@@ -90,3 +90,31 @@ def test_the_protobuf_path_harness_runs(capsys) -> None:
         "ErrorInfo", "RetryInfo", "QuotaFailure", "Help",
     ]
     assert read["details"][2][1]["violations"][0]["quota_dimensions"] == {"location": "global", "model": "gemini-2.5-flash"}
+
+
+def _structure(report: str) -> list[str]:
+    # The tables' titles and header rows, and the first cell of every row: what was measured,
+    # without the figures (a tiny run prints one case; the recorded run prints three).
+    out = []
+    for line in report.splitlines():
+        if line.startswith("**"):
+            out.append(line.split("**")[1])
+        elif line.startswith("| ") and not line.startswith("|---"):
+            out.append(line.split("|")[1].strip())
+    return out
+
+
+def test_the_recorded_run_in_the_docs_has_every_table_the_harness_prints(bench, tmp_path, capsys) -> None:
+    # docs/figures/bench-run.md is `bench/run.py`'s output as printed, which docs/performance.md
+    # includes when the site is built (issue 30: figures come from a file the harness wrote, not
+    # typed in). A table or row the harness prints today must be in it.
+    args = ["--iterations", "2", "--repeats", "1", "--output", str(tmp_path / "r.json")]
+    for case in ("rate_limited", "validation_failed", "quota_failure"):
+        args += ["--case", case]
+    assert bench.main(args) == 0
+    printed = capsys.readouterr().out
+    start = printed.index("Machine: ")
+    recorded = (BENCH.parents[1] / "docs" / "figures" / "bench-run.md").read_text()
+    assert recorded.startswith("Machine: ")
+    assert _structure(recorded) == _structure(printed[start:])
+    assert "<!-- generated: bench-run -->" in (BENCH.parents[1] / "docs" / "performance.md").read_text()

@@ -57,3 +57,18 @@ def test_the_gateway_benchmark_measures_errconv_otel_with_otel(capsys) -> None:
     assert figures["success, telemetry on"]["target"] == 1.05
     recorded = figures["failure, telemetry on"]
     assert recorded["us"] > 0 and recorded["baseline_us"] > 0 and "record_us" in recorded and "fault_us" in recorded
+
+def test_the_recorded_table_in_the_docs_has_every_comparison() -> None:
+    # docs/figures/gateway-bench.md is `python bench/gateway.py`'s output as printed, which the
+    # gateway guide includes when the site is built (issue 30: a row had gone missing when the
+    # table was typed in). A comparison added to the benchmark fails here until it is re-run.
+    bench = _load()
+    try:
+        names = [name for name, _ in bench.PAIRS]
+    finally:
+        sys.modules.pop("errconv_bench_gateway", None)
+    recorded = (BENCH.parents[1] / "docs" / "figures" / "gateway-bench.md").read_text()
+    rows = [line.split("|")[1].strip() for line in recorded.splitlines() if line.startswith("| ") and not line.startswith("| request ")]
+    assert rows == names
+    assert recorded.startswith("Machine: ") and "Median of " in recorded
+    assert "<!-- generated: gateway-bench -->" in (BENCH.parents[1] / "docs" / "guide" / "gateway.md").read_text()

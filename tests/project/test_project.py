@@ -16,7 +16,7 @@ from errconv import dialects
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "errconv"
-# The submodules that are public API, documented in the README; every other module is `_`-private.
+# The submodules that are public API, documented in docs/reference/; every other module is `_`-private.
 DOCUMENTED = {"agents", "aio", "batch", "clients", "codes", "details", "dialects", "gateway", "interceptors", "lint", "otel", "retry"}
 
 
@@ -42,9 +42,9 @@ def test_internal_modules_are_private_or_documented() -> None:
         assert parts[0] in DOCUMENTED, f"{path.relative_to(ROOT)} is neither private nor documented"
         if parts[0] == "dialects" and len(parts) > 1 and not parts[1].startswith("_") and parts[1] != "__init__":
             assert parts[1] in {d.module for d in dialects.registered()}, f"{path.name} is no registered dialect"
-    readme = (ROOT / "README.md").read_text()
+    reference = (ROOT / "docs" / "reference" / "index.md").read_text()
     for name in DOCUMENTED:
-        assert f"`errconv.{name}`" in readme, name
+        assert f"`errconv.{name}`" in reference, name
 
 
 def test_every_dialect_module_is_registered_by_the_naming_rule() -> None:
@@ -74,22 +74,7 @@ def test_py_typed_is_shipped() -> None:
     assert re.search(r'errconv = \["py.typed"\]', (ROOT / "pyproject.toml").read_text())
 
 
-def _python_examples() -> list[tuple[int, str]]:
-    text = (ROOT / "README.md").read_text()
-    return [(text[: m.start()].count("\n") + 1, m.group(1)) for m in re.finditer(r"```python\n(.*?)```", text, re.DOTALL)]
-
-
-@pytest.mark.parametrize("line, code", _python_examples(), ids=lambda v: f"line-{v}" if isinstance(v, int) else "")
-def test_every_python_example_in_the_readme_runs_as_pasted(line: int, code: str) -> None:
-    # Each block on its own, in a fresh interpreter, from the repository root: as a reader pastes it.
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONHASHSEED": "0"}
-    )
-    assert result.returncode == 0, f"README.md line {line}:\n{result.stderr[-2000:]}"
-
-
-def test_readme_examples_exist() -> None:
-    assert len(_python_examples()) >= 4
+# Every example of the README and of docs/ runs as pasted: tests/project/test_docs.py.
 
 
 def test_mypy_strict_is_clean() -> None:

@@ -1,5 +1,7 @@
-"""Every shell transcript the README shows (`$ errconv ...` and the output under it) is what
-the command prints today (issue 23, item 10): README drift fails here, not in a reader's terminal.
+"""Every shell transcript the README and the documentation site show (`$ errconv ...` and the
+output under it) is what the command prints today (issue 23, item 10; issue 30 moved most of them
+into docs/): drift fails here, not in a reader's terminal. Transcripts read files of a clone, from
+its root.
 
 A `...` line in a transcript stands for any number of lines. A command ending in
 `> FILE` shows only what goes to stderr. stdout is compared before stderr, as the README
@@ -19,13 +21,21 @@ import errconv
 from errconv import _cli as cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
+CLI_GUIDE = (ROOT / "docs" / "guide" / "cli.md").read_text()
+PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if not {"_handoff", "figures"} & set(p.parts))]
 
 
-def _transcripts() -> list[tuple[int, str, list[str]]]:
+def _transcripts() -> list[tuple[str, str, list[str]]]:
     found = []
-    for block in re.finditer(r"```console\n(.*?)```", README, re.DOTALL):
-        line = README[: block.start()].count("\n") + 2
+    for page in PAGES:
+        found += [(f"{page.relative_to(ROOT)}:{line}", command, output) for line, command, output in _page_transcripts(page.read_text())]
+    return found
+
+
+def _page_transcripts(text: str) -> list[tuple[int, str, list[str]]]:
+    found = []
+    for block in re.finditer(r"```console\n(.*?)```", text, re.DOTALL):
+        line = text[: block.start()].count("\n") + 2
         command: str | None = None
         output: list[str] = []
         start = line
@@ -54,13 +64,11 @@ def test_the_readme_shows_transcripts() -> None:
     assert {c.split()[1] for _, c, _ in TRANSCRIPTS} >= {"convert", "explain", "lint", "simulate"}
 
 
-@pytest.mark.parametrize(("line", "command", "want"), TRANSCRIPTS, ids=[f"line-{t[0]}" for t in TRANSCRIPTS])
-def test_each_readme_transcript_is_the_real_output(
-    line: int, command: str, want: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.parametrize(("line", "command", "want"), TRANSCRIPTS, ids=[t[0] for t in TRANSCRIPTS])
+def test_each_transcript_is_the_real_output(line: str, command: str, want: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     argv = shlex.split(command)
-    assert argv[0] == "errconv", f"README.md line {line}: only errconv commands are checked"
+    assert argv[0] == "errconv", f"{line}: only errconv commands are checked"
     argv = argv[1:]
     to_file = ">" in argv
     if to_file:
@@ -68,7 +76,7 @@ def test_each_readme_transcript_is_the_real_output(
     out, err = io.BytesIO(), io.StringIO()
     cli.main(argv, stdin=io.BytesIO(b""), stdout=out, stderr=err)
     got = ([] if to_file else out.getvalue().decode().splitlines()) + err.getvalue().splitlines()
-    assert _matches(want, got), f"README.md line {line}: `{command}` prints:\n" + "\n".join(got)
+    assert _matches(want, got), f"{line}: `{command}` prints:\n" + "\n".join(got)
 
 
 def test_the_matcher_can_fail() -> None:
@@ -78,13 +86,13 @@ def test_the_matcher_can_fail() -> None:
 
 
 def test_the_detect_section_lists_no_stale_subset_of_dialects() -> None:
-    section = README.split("### detect and explain", 1)[1].split("```", 1)[0]
+    section = CLI_GUIDE.split("## detect and explain", 1)[1].split("```", 1)[0]
     named = set(re.findall(r"`([a-z][a-z0-9+-]*)`", section)) & set(errconv.dialect_names())
     assert named <= {"http"} or named == set(errconv.dialect_names()), named
 
 
-def test_the_readme_names_no_function_that_does_not_exist() -> None:
-    for name in re.findall(r"\b(encode_with|decode_with|convert_with)\(", README):
+def test_the_docs_name_no_function_that_does_not_exist() -> None:
+    for name in re.findall(r"\b(encode_with|decode_with|convert_with)\(", "".join(p.read_text() for p in PAGES)):
         assert hasattr(errconv, name), name
     # encode takes keep_debug (called, not inspected: a compiled function has no signature to read)
     errconv.encode(errconv.Fault.build(status=500, code="oops"), "problem", keep_debug=True)
@@ -108,5 +116,5 @@ def test_seed_004_is_said_what_it_is_where_users_meet_it() -> None:
         doc = module.__doc__ or ""
         if "seed 004" in doc:
             assert "How to design error responses an autonomous agent" in doc, module.__name__
-    section = README.split("### simulate", 1)[1][:600]
+    section = CLI_GUIDE.split("## simulate", 1)[1][:600]
     assert "How to design error responses an autonomous agent" in section

@@ -20,8 +20,8 @@ import re
 import unicodedata
 from typing import Any
 
-from ._model.fault import Fault
-from ._redact import redact, scrub, scrub_fault
+from ._model.fault import Fault, Violation
+from ._redact import head, redact, scrub, scrub_fault
 from .codes import NextStep, infer_next_step
 
 __all__ = ["TOOL_CONTRACT", "agent_message", "redact", "scrub", "scrub_fault", "with_contract"]
@@ -113,6 +113,80 @@ def _said(value: object, limit: int) -> str:
     if len(text) > limit:
         text = text[: max(limit - 1, 0)].rstrip() + "…"
     return text
+
+
+# What of a fault can reach a model is bounded (each text read over a window, a few items of
+# each list, three levels of a value): `_visible` keeps only that before the whole is
+# scrubbed, so that a fault of any size (one an application built, with 200 violations of
+# 100,000 characters) costs the scrub what the output can show, not what the fault holds.
+# The window is far past what any slot reads (4 x its cap + 512 characters, at most 2,432
+# here), so a scrub that shortens the text (a long token become `[redacted]`) cannot pull
+# the window's edge into view; the edge drops a token it cuts, as redact() does.
+_VISIBLE_WINDOW = 16384
+# A value's strings are read by `_data` over at most 1,472 characters (4 x 240 + 512).
+_DATA_WINDOW = 4096
+
+
+def _windowed(text: str, window: int = _VISIBLE_WINDOW) -> str:
+    return head(text, window)
+
+
+def _windowed_data(value: Any, depth: int = 0) -> Any:
+    """A service's value as `_data` can read it: strings windowed, at most one item past
+    its node budget in each container, containers past its depth emptied (it shows them
+    as "…" whatever they hold)."""
+    if isinstance(value, str):
+        return _windowed(value, _DATA_WINDOW)
+    if isinstance(value, dict):
+        if depth >= _DATA_DEPTH:
+            return {}
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            if len(out) > _DATA_NODES:
+                break
+            out[key] = _windowed_data(item, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        if depth >= _DATA_DEPTH:
+            return type(value)()
+        return type(value)(_windowed_data(item, depth + 1) for item in value[: _DATA_NODES + 1])
+    return value
+
+
+def _visible(fault: Fault, items: int, extensions: tuple[str, ...] = (), details: tuple[Any, ...] = ()) -> Fault:
+    """The part of `fault` a model may be shown, unscrubbed: its texts windowed, the first
+    `items` violations and alternatives (the rest kept as empty places, for their count),
+    the `extensions` named, the `details` given; no metadata."""
+
+    def text(value: str | None) -> str | None:
+        return _windowed(value) if value else value
+
+    violations = tuple(
+        Violation(field=_windowed(v.field), description=_windowed(v.description), reason=text(v.reason))
+        for v in fault.violations[:items]
+    ) + (Violation(field=""),) * max(len(fault.violations) - items, 0)
+    alternatives = tuple(_windowed_data(a) for a in fault.alternatives[:items]) + (None,) * max(len(fault.alternatives) - items, 0)
+    return Fault(
+        status=fault.status,
+        grpc_code=fault.grpc_code,
+        code=text(fault.code),
+        domain=text(fault.domain),
+        title=text(fault.title),
+        detail=text(fault.detail),
+        type=text(fault.type),
+        instance=text(fault.instance),
+        next_step=fault.next_step,
+        retry_after_seconds=fault.retry_after_seconds,
+        param=text(fault.param),
+        violations=violations,
+        alternatives=alternatives,
+        alternatives_truncated=fault.alternatives_truncated,
+        blocked_by=text(fault.blocked_by),
+        unblock_with=text(fault.unblock_with),
+        details=details,
+        extensions={name: _windowed_data(fault.extensions[name]) for name in extensions if name in fault.extensions},
+        origin=fault.origin,
+    )
 
 
 def _kind(value: object) -> str:
@@ -271,7 +345,9 @@ def agent_message(fault: Fault) -> str:
     >>> errconv.agent_message(fault)
     'next_step: wait. The tool call failed (HTTP 429, code `rate_limited`). Wait 30 seconds, then the identical call may be repeated.'
     """
-    fault = scrub_fault(fault)  # a secret split across pieces (a violation's field and description)
+    # The whole first, as far as it can be shown: a secret split across pieces (a
+    # violation's field and description) is seen whole.
+    fault = scrub_fault(_visible(fault, _SPAN_ITEMS))
     step = _step(fault.next_step)
     if step is None:  # a fault made by hand without one (or with no move's word): errconv's own ladder decides
         step, _ = infer_next_step(fault.grpc_code, fault.status, param=fault.param)

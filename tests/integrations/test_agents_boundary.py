@@ -336,3 +336,26 @@ def test_members_are_carried_only_by_name() -> None:
 def test_the_structured_fields_are_errconvs_own() -> None:
     assert set(STRUCTURED_FIELDS) == {"type", "title", "status", "detail", "code", "next_step", "retry_after_seconds", "param",
                                       "violations", "alternatives", "alternatives_truncated", "blocked_by", "unblock_with", "request_id"}  # fmt: skip
+
+
+def test_the_scrub_reads_what_the_output_can_show_not_what_the_fault_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fault an application built: 200 violations, 200 extension members, each text 100,000
+    # characters (about 280 MB of text in all). The structured output and the model's text
+    # show a few items of each, each over a window: the scrub reads that much, not the
+    # whole (it read all of it once, and this test took minutes).
+    import errconv._redact as engine
+
+    read = [0]
+    scrub = engine._scrub
+
+    def counted(text: str) -> str:
+        read[0] += len(text)
+        return scrub(text)
+
+    monkeypatch.setattr(engine, "_scrub", counted)
+    engine._scrub_cached.cache_clear()
+    fault = _filled("ascii")
+    problem_json(fault, carry=[f"member_{i}" for i in range(200)])
+    errconv.agent_message(fault)
+    print(f"characters scrubbed for a fault holding about 280 MB of text: {read[0]:,}")
+    assert 0 < read[0] < 16 << 20, read[0]

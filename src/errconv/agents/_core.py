@@ -30,7 +30,7 @@ from typing import Any
 import errconv
 from errconv import Fault, NextStep
 from errconv import _observe
-from errconv._agent_text import _credential_named, _data, _said, _step, scrub, scrub_fault
+from errconv._agent_text import _credential_named, _data, _said, _step, _visible, _windowed, scrub, scrub_fault
 from errconv._extras import require
 from errconv._model.fault import MAX_ALTERNATIVES, Violation
 from errconv._telemetry import telemetry as _telemetry
@@ -288,7 +288,9 @@ def problem_json(fault: Fault, *, carry: Iterable[str] | None = None) -> dict[st
     names = _carried if carry is None else _carry_names(carry)
     # The whole fault first, as agent_message does: a secret split across pieces (a
     # violation's field named like a credential and its description) is seen whole.
-    bounded: Fault | None = _bounded(scrub_fault(fault), names)
+    request_id = _request_id(fault)
+    shown = _visible(fault, max(_VIOLATIONS_MAX, MAX_ALTERNATIVES), names, (RequestInfo(request_id=_windowed(request_id)),) if request_id else ())
+    bounded: Fault | None = _bounded(scrub_fault(shown), names)
     while bounded is not None:
         value: dict[str, Any] = json.loads(errconv.encode(bounded, "problem"))
         if structured_size(value) <= STRUCTURED_MAX_BYTES:

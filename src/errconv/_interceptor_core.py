@@ -172,10 +172,10 @@ class ServerSide:
         code, message, pairs = trailers_for(fault, limits=Limits(max_trailer_bytes=budget), keep_debug=self.keep_debug, dropped=dropped)
         return code, message, (*own, *pairs)
 
-    def outcome(self, exc: BaseException, handler_trailers: Iterable[Any] | None = ()) -> Outcome:
-        """How to end a call whose handler raised `exc`. Never raises: should the
-        translation itself fail (a bug in errconv), the call ends with the
-        `unexpected` fault's code and message alone."""
+    def outcome(self, exc: BaseException, handler_trailers: Iterable[Any] | None = (), method: str | bytes | None = None) -> Outcome:
+        """How to end a call whose handler raised `exc` (a call of `method`, the path gRPC
+        gives, for telemetry). Never raises: should the translation itself fail (a bug
+        in errconv), the call ends with the `unexpected` fault's code and message alone."""
         fault, unexpected = self.fault_for(exc)
         try:
             code, message, pairs = self.status(fault, handler_trailers)
@@ -184,7 +184,7 @@ class ServerSide:
             code, message, pairs = fault.grpc_code, fault.detail or "", ()
         observer = _observe.observer(self.observer)
         if observer is not None:  # telemetry: the fault the call ends with, on the server span
-            observer.fault(fault, "server", "grpc")
+            observer.fault(fault, "server", "grpc", where=rpc_method(method))
         return Outcome(code, message, pairs, fault, unexpected)
 
 
@@ -264,7 +264,7 @@ class Attempts:
       it stops instead.
     """
 
-    __slots__ = ("attempt", "deadline", "guard", "key", "observer", "policy", "reason")
+    __slots__ = ("attempt", "deadline", "guard", "key", "method", "observer", "policy", "reason")
 
     def __init__(
         self,
@@ -273,8 +273,10 @@ class Attempts:
         key: Hashable | None,
         timeout: float | None,
         observer: _observe.Observer | None = None,
+        method: str | bytes | None = None,
     ) -> None:
         self.observer = observer
+        self.method = method
         self.policy = policy
         self.guard = guard if key is not None else None
         self.key = key
@@ -304,7 +306,7 @@ class Attempts:
         sleep = self._failed(fault, retryable)
         observer = _observe.observer(self.observer)
         if observer is not None:  # telemetry: the fault read, on the span current at the call
-            _observed(observer, fault, sleep, self.reason, self.policy)
+            _observed(observer, fault, sleep, self.reason, self.policy, self.method)
         return sleep
 
     def _failed(self, fault: Fault, retryable: bool) -> float | None:
@@ -340,10 +342,21 @@ class Attempts:
         return f"errconv.retry: stopped after {calls}: {self.reason}" if self.reason else ""
 
 
-def _observed(observer: _observe.Observer, fault: Fault, sleep: float | None, reason: str, policy: RetryPolicy | None) -> None:
+def rpc_method(method: str | bytes | None) -> tuple[str, str] | None:
+    """The `rpc.method` attribute of a call to `method` ("/pkg.Service/Method", as gRPC
+    names it; grpc.aio gives bytes): the fully-qualified name the RPC conventions ask for,
+    `pkg.Service/Method`. Only methods a handler or a stub was made for reach here: the
+    low cardinality a metric's attribute needs."""
+    if not method:
+        return None
+    name = method.decode("utf-8", "replace") if isinstance(method, bytes) else method
+    return ("rpc.method", name[1:] if name.startswith("/") else name)
+
+
+def _observed(observer: _observe.Observer, fault: Fault, sleep: float | None, reason: str, policy: RetryPolicy | None, method: str | bytes | None = None) -> None:
     """Report a fault a client read, and a wait given up for its length."""
     origin = fault.origin
-    observer.fault(fault, "client", origin.dialect if origin is not None else "grpc", sleep is None, sleep=sleep)
+    observer.fault(fault, "client", origin.dialect if origin is not None else "grpc", sleep is None, sleep=sleep, where=rpc_method(method))
     delay = fault.retry_after_seconds
     if sleep is None and policy is not None and fault.next_step == NextStep.WAIT and delay is not None and delay > policy.max_sleep:
         observer.event("wait_too_long", reason, fault)
@@ -392,4 +405,4 @@ class ClientSide:
             if request is not None:
                 method = details.method  # grpcio gives the sync interceptors text, grpc.aio bytes
                 guarded = (method.decode("utf-8", "replace") if isinstance(method, bytes) else method, request)
-        return Attempts(self.retry, self.guard, guarded, getattr(details, "timeout", None), self.observer)
+        return Attempts(self.retry, self.guard, guarded, getattr(details, "timeout", None), self.observer, getattr(details, "method", None))

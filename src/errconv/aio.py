@@ -153,7 +153,7 @@ def _ending(exc: BaseException, context: Any, method: str, side: ServerSide) -> 
     the handler aborted and swallowed it) keeps that status."""
     if isinstance(exc, grpc.aio.AbortError) or context.done():
         return None
-    outcome = side.outcome(exc, context.trailing_metadata())
+    outcome = side.outcome(exc, context.trailing_metadata(), method)
     if outcome.unexpected:
         _LOG.error("%s raised %s; the call ends %s", method, type(exc).__name__, status_code(outcome.code).name, exc_info=exc)
     return outcome

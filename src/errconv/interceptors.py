@@ -212,7 +212,7 @@ def _unary(behavior: Callable[..., Any], method: str, side: ServerSide, aborts: 
         try:
             return behavior(request, context)
         except Exception as exc:
-            ending = _ending(exc, context, watch, side, aborts)
+            ending = _ending(exc, context, watch, side, aborts, method)
             # Unbound before anything raises out of this frame: the frame is in the
             # exception's traceback, and a frame holding its own exception is a cycle,
             # one per failed call, left for the garbage collector.
@@ -234,7 +234,7 @@ def _streaming(behavior: Callable[..., Any], method: str, side: ServerSide, abor
         try:
             yield from behavior(request, context)
         except Exception as exc:
-            ending = _ending(exc, context, watch, side, aborts)
+            ending = _ending(exc, context, watch, side, aborts, method)
             del exc  # as in _unary: no cycle through this frame
             if ending is not None:
                 _abort(context, ending, method, again)
@@ -245,7 +245,7 @@ def _streaming(behavior: Callable[..., Any], method: str, side: ServerSide, abor
     return wrapped
 
 
-def _ending(exc: BaseException, context: Any, watch: _Watch, side: ServerSide, aborts: _Aborts) -> Outcome | None:
+def _ending(exc: BaseException, context: Any, watch: _Watch, side: ServerSide, aborts: _Aborts, method: str) -> Outcome | None:
     """How to end the call for `exc`, or None to let it pass: after the handler's own
     abort, whose status stands, and on a call that is over (cancelled by the client,
     past its deadline), where nothing can be sent. `aborts` are exceptions that are an
@@ -256,7 +256,7 @@ def _ending(exc: BaseException, context: Any, watch: _Watch, side: ServerSide, a
     if is_active is not None and not is_active():
         return None
     trailers = getattr(context, "trailing_metadata", None)
-    return side.outcome(exc, trailers() if trailers is not None else ())
+    return side.outcome(exc, trailers() if trailers is not None else (), method)
 
 
 def _abort(context: Any, outcome: Outcome, method: str, again: _Aborts) -> None:

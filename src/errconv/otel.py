@@ -34,7 +34,9 @@ up for its length and a call the guard refused are span events (`errconv.wait_to
 
 Metrics (from the global meter provider): `errconv.faults` (counter, `{fault}`) by
 `error.type`, `errconv.next_step` and `errconv.side`; `errconv.retry_delay` (histogram,
-`s`) of stated delays, by `error.type` and `errconv.side`.
+`s`) of stated delays, by `error.type` and `errconv.side`. Both also by where, when the
+shell knows it: `http.route` (the gateway), `server.address` (the HTTP clients),
+`rpc.method` (the gRPC interceptors, `pkg.Service/Method`).
 
 Needs opentelemetry-api (`pip install 'errconv[otel]'`); the SDK and exporters are the
 application's choice. With no SDK installed every call is OpenTelemetry's no-op.

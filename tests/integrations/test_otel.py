@@ -87,7 +87,7 @@ def counted() -> dict[tuple[str, str, str], int]:
                         a = point.attributes
                         key = (a["error.type"], a["errconv.next_step"], a["errconv.side"])
                         out[key] = out.get(key, 0) + point.value  # summed over the route or upstream
-                        WHERE[key] = a.get("http.route") or a.get("server.address")
+                        WHERE[key] = a.get("http.route") or a.get("server.address") or a.get("rpc.method")
     return out
 
 
@@ -285,6 +285,9 @@ def test_grpc_server_and_client_under_opentelemetry_grpc_instrumentation() -> No
         ("bad_amount", "fix_request", "server"): 1,
         ("bad_amount", "fix_request", "client"): 1,
     }
+    # Counted by method on both sides, by the RPC conventions' fully-qualified name.
+    assert WHERE[("overloaded", "wait", "server")] == WHERE[("overloaded", "wait", "client")] == "shop.Shop/Pay"
+    assert WHERE[("bad_amount", "fix_request", "server")] == WHERE[("bad_amount", "fix_request", "client")] == "shop.Shop/Refund"
 
 
 # --------------------------------------------------------------------------- httpx
@@ -462,6 +465,93 @@ def test_an_agent_tool_failure_is_recorded_on_the_tool_span() -> None:
     assert change(before, counted()) == {("account_frozen", "give_up", "tool"): 1}
 
 
+def _adapters() -> dict[str, Callable[..., Any]]:
+    """Each agent adapter's wrap, as a function of (tool, **options) returning a callable
+    that runs the tool once and swallows what the framework raises for a failure."""
+    import errconv.agents
+    import errconv.agents.langchain
+    import errconv.agents.llama_index
+    import errconv.agents.mcp
+    import errconv.agents.openai_agents
+    import errconv.agents.pydantic_ai
+
+    def raising(wrap: Callable[..., Any]) -> Callable[..., Any]:
+        def make(tool: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+            wrapped = wrap(**options)(tool)
+
+            def run(**kwargs: Any) -> None:
+                with contextlib.suppress(Exception):
+                    wrapped(**kwargs)
+
+            return run
+
+        return make
+
+    def llama(tool: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+        function_tool = errconv.agents.llama_index.wrap(tool, **options)
+        return lambda **kwargs: function_tool.call(**kwargs)
+
+    return {
+        "plain": raising(errconv.agents.wrap),
+        "mcp": raising(errconv.agents.mcp.wrap),
+        "langchain": raising(errconv.agents.langchain.wrap),
+        "openai_agents": raising(errconv.agents.openai_agents.wrap),
+        "pydantic_ai": raising(errconv.agents.pydantic_ai.wrap),
+        "llama_index": llama,
+    }
+
+
+@pytest.mark.parametrize("adapter", ["plain", "mcp", "langchain", "openai_agents", "pydantic_ai", "llama_index"])
+def test_every_agent_adapter_records_with_its_own_telemetry_flag(adapter: str) -> None:
+    errconv.otel.uninstrument()  # the flag alone
+
+    def transfer(amount: int) -> str:
+        raise errconv.FaultError(errconv.Fault.build(status=403, code="account_frozen", next_step="give_up"))
+
+    make = _adapters()[adapter]
+    before = counted()
+    with TRACER.start_as_current_span("silent"):
+        make(transfer)(amount=5)  # telemetry off, nothing instrumented: nothing recorded
+    with TRACER.start_as_current_span("recorded"):
+        make(transfer, telemetry=True)(amount=5)
+    found = {s.name: s for s in spans(SpanKind.INTERNAL, 2)}
+    assert "error.type" not in found["silent"].attributes
+    tool = found["recorded"]
+    assert (tool.attributes["error.type"], tool.attributes["errconv.side"], tool.attributes["errconv.next_step"]) == ("account_frozen", "tool", "give_up")
+    assert change(before, counted()) == {("account_frozen", "give_up", "tool"): 1}
+
+
+def test_langchain_middleware_records_with_its_flag() -> None:
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+
+    from errconv.agents.langchain import middleware
+
+    class ToolCalling(FakeMessagesListChatModel):  # LangChain's fake model, told it can call tools
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    @tool
+    def transfer(amount: int) -> str:
+        """Move money."""
+        raise errconv.FaultError(errconv.Fault.build(status=403, code="account_frozen", next_step="give_up"))
+
+    def call(i: int) -> AIMessage:
+        return AIMessage(content="", tool_calls=[{"name": "transfer", "args": {"amount": 5}, "id": f"call_{i}", "type": "tool_call"}])
+
+    errconv.otel.uninstrument()  # the flag alone
+    before = counted()
+    model = ToolCalling(responses=[call(0), call(1), AIMessage(content="done")])
+    with TRACER.start_as_current_span("agent run") as run:
+        create_agent(model, tools=[transfer], middleware=[middleware(telemetry=True)]).invoke({"messages": [{"role": "user", "content": "send 5"}]})
+    (span,) = [s for s in spans(SpanKind.INTERNAL, 1) if s.context.span_id == run.get_span_context().span_id]
+    assert (span.attributes["error.type"], span.attributes["errconv.side"]) == ("account_frozen", "tool")
+    assert [e.name for e in span.events] == ["errconv.guard_refused"]  # the second, identical call
+    assert change(before, counted()) == {("account_frozen", "give_up", "tool"): 1}
+
+
 # --------------------------------------------------------------------------- no secret, no free text
 
 SECRET = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
@@ -590,6 +680,7 @@ def test_grpc_aio_server_and_client_under_opentelemetry_aio_instrumentation() ->
         ("ledger_broken", "give_up", "server"): 1,
         ("ledger_broken", "give_up", "client"): 1,
     }
+    assert {WHERE[key] for key in (("quota", "wait", "server"), ("quota", "wait", "client"), ("ledger_broken", "give_up", "client"))} == {"shop.Shop/Pay"}
 
 
 # --------------------------------------------------------------------------- the import

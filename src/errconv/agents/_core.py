@@ -434,6 +434,23 @@ class _Terminal(ToolGuard):
 # --------------------------------------------------------------------------- the wrapper
 
 
+def report_failure(observer: Any, result: Outcome, sleep: float | None = None) -> None:
+    """Telemetry for a tool's failure (side `tool`), on the span current at the call: the
+    shell's own observer (`telemetry=True`), else the process's (`errconv.otel.instrument()`).
+    A failure retried after `sleep` is an event; the one that ends the call sets the span."""
+    found = _observe.observer(observer)
+    if found is not None:
+        origin = result.fault.origin
+        found.fault(result.fault, "tool", origin.dialect if origin is not None else None, sleep is None, sleep=sleep)
+
+
+def report_refusal(observer: Any, refused: GuardRefused) -> None:
+    """Telemetry for a call the guard refused: an `errconv.guard_refused` event."""
+    found = _observe.observer(observer)
+    if found is not None:
+        found.event("guard_refused", "an identical call ended give_up", refused.fault)
+
+
 class Boundary:
     """One tool's boundary: the guard before the call, the translation and the guard after.
 
@@ -473,19 +490,14 @@ class Boundary:
         try:
             self.guard.check(key)
         except GuardRefused as refused:
-            observer = _observe.observer(self.observer)
-            if observer is not None:
-                observer.event("guard_refused", "an identical call ended give_up", refused.fault)
+            report_refusal(self.observer, refused)
             return refusal(self.tool, refused)
         return None
 
     def failed(self, key: Hashable | None, exc: BaseException, attempt: int) -> tuple[Outcome, float | None]:
         """The outcome of failed call number `attempt`, and the sleep before repeating it (None: stop)."""
         result, sleep = self._failed(key, exc, attempt)
-        observer = _observe.observer(self.observer)
-        if observer is not None:  # telemetry: the tool's fault, on the span current at the call
-            origin = result.fault.origin
-            observer.fault(result.fault, "tool", origin.dialect if origin is not None else None, sleep is None, sleep=sleep)
+        report_failure(self.observer, result, sleep)
         return result, sleep
 
     def _failed(self, key: Hashable | None, exc: BaseException, attempt: int) -> tuple[Outcome, float | None]:
@@ -546,6 +558,7 @@ def guarded(
     skip_types: tuple[type, ...] = (),
     passthrough: tuple[type[BaseException], ...] = (),
     retry: RetryPolicy | None = None,
+    telemetry: bool = False,
 ) -> Callable[..., Any]:
     """`fn` (sync or async, and the wrapper is the same) behind a `Boundary`.
 
@@ -557,7 +570,7 @@ def guarded(
     if not callable(fn):
         raise TypeError(f"wrap expects a tool function, got {type(fn).__name__}")
     tool = name or getattr(fn, "__name__", None) or type(fn).__name__
-    boundary = Boundary(tool, guard=guard, on_failure=on_failure, passthrough=passthrough, retry=retry)
+    boundary = Boundary(tool, guard=guard, on_failure=on_failure, passthrough=passthrough, retry=retry, telemetry=telemetry)
     try:
         signature: inspect.Signature | None = inspect.signature(fn)
     except (TypeError, ValueError):

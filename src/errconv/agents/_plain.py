@@ -71,8 +71,8 @@ def _raise(result: Outcome) -> NoReturn:
 @overload
 def wrap(fn: F, /) -> F: ...
 @overload
-def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None, raise_errors: bool = False) -> Callable[[F], F]: ...
-def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None, raise_errors: bool = False) -> Any:
+def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None, raise_errors: bool = False, telemetry: bool = False) -> Callable[[F], F]: ...
+def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None, raise_errors: bool = False, telemetry: bool = False) -> Any:
     """Make a tool function (sync or async) of any agent loop speak errconv when it fails.
 
     Used bare (`@wrap`) or with options (`@wrap(raise_errors=True)`, `wrap(fn, name=...)`).
@@ -85,10 +85,10 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
     the canonical JSON of the arguments as the signature binds them) that ended give_up
     is refused without calling `fn`, and one that ended wait is refused until its delay
     has passed; the refusal is the model's text (or a `ToolError` with `.refused`).
-    `guard=False` turns it off; pass one `ToolGuard` to several wraps to share it.
+    `guard=False` turns it off; pass one `ToolGuard` to several wraps to share it. `telemetry=True` records each failure on the span current at the call (`errconv.otel`).
     """
 
     def decorate(f: F) -> F:
-        return cast(F, guarded(f, name=name, guard=guard, on_failure=_raise if raise_errors else _text))
+        return cast(F, guarded(f, name=name, guard=guard, on_failure=_raise if raise_errors else _text, telemetry=telemetry))
 
     return decorate(fn) if fn is not None else decorate

@@ -90,18 +90,19 @@ def tool_failure(exc_or_fault: BaseException | Fault) -> Any:
 @overload
 def wrap(fn: F, /) -> F: ...
 @overload
-def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None) -> Callable[[F], F]: ...
-def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None) -> Any:
+def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None, telemetry: bool = False) -> Callable[[F], F]: ...
+def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None, telemetry: bool = False) -> Any:
     """Decorate a tool function (sync or async) so a failure returns `tool_failure(...)`.
 
     Put it under CrewAI's `@tool`, which reads the signature and docstring through it.
     The guard is on by default (`guard=False` turns it off; a shared `ToolGuard` spans
     tools).
+    `telemetry=True` records each failure on the span current at the call (`errconv.otel`).
     """
 
     def decorate(f: F) -> F:
         require("crewai.tools", package="CrewAI (crewai)", extra="crewai")
-        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_failure))
+        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_failure, telemetry=telemetry))
         return wrapped
 
     return decorate(fn) if fn is not None else decorate

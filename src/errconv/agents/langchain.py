@@ -30,9 +30,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, overload
 
+from errconv._telemetry import telemetry as _telemetry
 from errconv.retry import GuardRefused
 
-from ._core import Outcome, ToolGuard, call_key, guarded, outcome, refusal, require, resolve_guard, schema_defaults
+from ._core import Outcome, ToolGuard, call_key, guarded, outcome, refusal, report_failure, report_refusal, require, resolve_guard, schema_defaults
 
 __all__ = ["handle_tool_error", "middleware", "on_error", "wrap"]
 
@@ -85,17 +86,20 @@ def _schema_properties(request: Any) -> Any:
         return None
 
 
-def middleware(guard: ToolGuard | bool | None = True, tools: list[Any] | None = None) -> Any:
+def middleware(guard: ToolGuard | bool | None = True, tools: list[Any] | None = None, telemetry: bool = False) -> Any:
     """A `ToolErrorMiddleware` for `create_agent(..., middleware=[...])` with errconv's text and the guard.
 
     Every exception a tool raises becomes an error `ToolMessage` with the move; with the
     guard (on by default), an identical call (tool name and arguments) that ended
     give_up, or a wait whose delay has not passed, is answered with a refusal without
     running the tool. `tools` limits it to some tools, as ToolErrorMiddleware's does.
+    `telemetry=True` records each failure and refusal on the span current at the call
+    (`errconv.otel`; `errconv.otel.instrument()` does it for every shell).
     """
     mw = require("langchain.agents.middleware", package="LangChain (langchain)", extra="langchain")
     messages = require("langchain_core.messages", **_EXTRA)
     the_guard = resolve_guard(guard)
+    observer = _telemetry(telemetry)
     base: Any = mw.ToolErrorMiddleware
 
     class ErrconvToolMiddleware(base):  # type: ignore[misc]
@@ -113,6 +117,7 @@ def middleware(guard: ToolGuard | bool | None = True, tools: list[Any] | None = 
             try:
                 the_guard.check(self._key(request))
             except GuardRefused as refused:
+                report_refusal(observer, refused)
                 return messages.ToolMessage(
                     content=refusal(name, refused).text, tool_call_id=request.tool_call["id"], name=name, status="error"
                 )
@@ -122,6 +127,7 @@ def middleware(guard: ToolGuard | bool | None = True, tools: list[Any] | None = 
             result = _outcome_of(exc)
             if the_guard is not None:
                 the_guard.record(self._key(request), result.fault)
+            report_failure(observer, result)
             return result.text
 
         def wrap_tool_call(self, request: Any, handler: Any) -> Any:
@@ -140,8 +146,8 @@ def middleware(guard: ToolGuard | bool | None = True, tools: list[Any] | None = 
 @overload
 def wrap(fn: F, /) -> F: ...
 @overload
-def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None) -> Callable[[F], F]: ...
-def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None) -> Any:
+def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None, telemetry: bool = False) -> Callable[[F], F]: ...
+def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None, telemetry: bool = False) -> Any:
     """Decorate a tool function, or a LangChain tool, so a failure reaches the model as the move.
 
     On a plain function (sync or async), a failure raises a `ToolException` whose
@@ -150,6 +156,7 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
     coroutine) are wrapped the same way and its `handle_tool_error` is set to this
     module's when it had none: `@wrap` above `@tool` is all it takes. The guard is on
     by default (`guard=False` turns it off; a shared `ToolGuard` spans tools).
+    `telemetry=True` records each failure on the span current at the call (`errconv.otel`).
     """
 
     def decorate(f: Any) -> Any:
@@ -160,11 +167,11 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
             for attr in ("func", "coroutine"):
                 inner = getattr(f, attr, None)
                 if callable(inner):
-                    setattr(f, attr, guarded(inner, name=tool_name, guard=shared if shared is not None else False, on_failure=_raise))
+                    setattr(f, attr, guarded(inner, name=tool_name, guard=shared if shared is not None else False, on_failure=_raise, telemetry=telemetry))
             if not f.handle_tool_error:
                 f.handle_tool_error = handle_tool_error
             return f
-        return guarded(f, name=name, guard=guard, on_failure=_raise)
+        return guarded(f, name=name, guard=guard, on_failure=_raise, telemetry=telemetry)
 
     return decorate(fn) if fn is not None else decorate
 

@@ -70,6 +70,7 @@ def wrap(
     *,
     guard: ToolGuard | bool | None = True,
     name: str | None = None,
+    telemetry: bool = False,
     **from_defaults: Any,
 ) -> Any:
     """A LlamaIndex `FunctionTool` for `fn` whose failures are `ToolOutput(is_error=True)` with the move.
@@ -78,6 +79,7 @@ def wrap(
     `return_direct`, `fn_schema`, ...); a `callback` given there still sees every
     successful result. The guard is on by default (`guard=False` turns it off; a shared
     `ToolGuard` spans tools). Without `fn`, returns a decorator.
+    `telemetry=True` records each failure on the span current at the call (`errconv.otel`).
     """
 
     def decorate(f: Callable[..., Any]) -> Any:
@@ -92,7 +94,7 @@ def wrap(
                 return _output(raw_output.result, tool_name)
             return user_callback(raw_output) if user_callback is not None else None
 
-        inner = guarded(f, name=tool_name, guard=guard, on_failure=_Failed)
+        inner = guarded(f, name=tool_name, guard=guard, on_failure=_Failed, telemetry=telemetry)
         return tools.FunctionTool.from_defaults(fn=inner, name=tool_name, callback=callback, **from_defaults)
 
     return decorate(fn) if fn is not None else decorate

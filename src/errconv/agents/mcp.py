@@ -118,8 +118,8 @@ def tool_result(exc_or_fault: BaseException | Fault) -> Any:
 @overload
 def wrap(fn: F, /) -> F: ...
 @overload
-def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None) -> Callable[[F], F]: ...
-def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None) -> Any:
+def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None, telemetry: bool = False) -> Callable[[F], F]: ...
+def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None, telemetry: bool = False) -> Any:
     """Decorate a tool function (sync or async) so a failure returns `tool_result(...)`.
 
     Put it under the server's `@server.tool()`: the SDK reads the function's signature
@@ -128,6 +128,7 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
     spans tools); `name` is the tool's name in the guard's key and in refusals
     (the function's name by default). The SDK's own protocol errors (`MCPError`)
     propagate unchanged. Without the SDK, raises ImportError naming the `mcp` extra.
+    `telemetry=True` records each failure on the span current at the call (`errconv.otel`).
     """
 
     def decorate(f: F) -> F:
@@ -148,7 +149,7 @@ def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str 
             skip = (Context,)
         except ImportError:
             pass
-        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_result, skip_types=skip, passthrough=passthrough))
+        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_result, skip_types=skip, passthrough=passthrough, telemetry=telemetry))
         return wrapped
 
     return decorate(fn) if fn is not None else decorate

@@ -30,9 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast, overload
 
+from errconv._telemetry import telemetry as _telemetry
 from errconv.retry import GuardRefused
 
-from ._core import Outcome, ToolGuard, call_key, guarded, outcome, refusal, require, resolve_guard
+from ._core import Outcome, ToolGuard, call_key, guarded, outcome, refusal, report_failure, report_refusal, require, resolve_guard
 
 __all__ = ["Hooks", "failure_error_function", "hooks", "wrap"]
 
@@ -55,19 +56,20 @@ def _text(result: Outcome) -> str:
 @overload
 def wrap(fn: F, /) -> F: ...
 @overload
-def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None) -> Callable[[F], F]: ...
-def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None) -> Any:
+def wrap(*, guard: ToolGuard | bool | None = True, name: str | None = None, telemetry: bool = False) -> Callable[[F], F]: ...
+def wrap(fn: Any = None, /, *, guard: ToolGuard | bool | None = True, name: str | None = None, telemetry: bool = False) -> Any:
     """Decorate a tool function (sync or async) so a failure returns the text for the model.
 
     Put it under `@function_tool`, which reads the signature and docstring through it.
     The harness guard is on by default (`guard=False` turns it off; a shared
     `ToolGuard` spans tools); the run context argument (`RunContextWrapper`,
     `ToolContext`) is not part of the guard's key.
+    `telemetry=True` records each failure on the span current at the call (`errconv.otel`).
     """
 
     def decorate(f: F) -> F:
         sdk = require("agents", package="the OpenAI Agents SDK (openai-agents)", extra="openai-agents")
-        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_text, skip_types=(sdk.RunContextWrapper,)))
+        wrapped = cast(F, guarded(f, name=name, guard=guard, on_failure=_text, skip_types=(sdk.RunContextWrapper,), telemetry=telemetry))
         return wrapped
 
     return decorate(fn) if fn is not None else decorate
@@ -91,11 +93,14 @@ class Hooks:
     guard: ToolGuard
     input_guardrail: Any
     """A `ToolInputGuardrail`: rejects an identical repeat of a give_up, or of a wait too early."""
+    observer: Any = None
+    """Where failures are reported (`telemetry=True`); None: the process's, if instrumented."""
 
     def failure_error_function(self, ctx: Any, error: Exception) -> str:
         """The text for the model, and the failure recorded for the guardrail to refuse its repeat."""
         result = outcome(error)
         self.guard.record(_key(ctx), result.fault)
+        report_failure(self.observer, result)
         return result.text
 
     def tool(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
@@ -107,17 +112,19 @@ class Hooks:
         )
 
 
-def hooks(guard: ToolGuard | None = None) -> Hooks:
+def hooks(guard: ToolGuard | None = None, telemetry: bool = False) -> Hooks:
     """The guard on the SDK's own hooks, for tools you do not wrap.
 
     `function_tool(fn, failure_error_function=h.failure_error_function,
     tool_input_guardrails=[h.input_guardrail])`, or `h.tool(fn)`, for `h = hooks()`. The
     guard's key is the tool's name and the arguments as the model sent them. Several
     tools may share one `Hooks`; `guard` is a `ToolGuard` to share with other adapters
-    (a new one by default).
+    (a new one by default). `telemetry=True` records each failure and refusal on the
+    span current at the call (`errconv.otel`).
     """
     sdk = require("agents", package="the OpenAI Agents SDK (openai-agents)", extra="openai-agents")
     the_guard = resolve_guard(guard if guard is not None else True)
+    observer = _telemetry(telemetry)
     assert the_guard is not None
 
     def errconv_guard(data: Any) -> Any:
@@ -125,11 +132,12 @@ def hooks(guard: ToolGuard | None = None) -> Hooks:
         try:
             the_guard.check(_key(context))
         except GuardRefused as refused:
+            report_refusal(observer, refused)
             text = refusal(str(getattr(context, "tool_name", "the tool")), refused).text
             return sdk.ToolGuardrailFunctionOutput.reject_content(text)
         return sdk.ToolGuardrailFunctionOutput.allow()
 
-    return Hooks(the_guard, sdk.ToolInputGuardrail(guardrail_function=errconv_guard, name="errconv_guard"))
+    return Hooks(the_guard, sdk.ToolInputGuardrail(guardrail_function=errconv_guard, name="errconv_guard"), observer)
 
 
 def __dir__() -> list[str]:

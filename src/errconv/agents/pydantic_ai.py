@@ -95,6 +95,7 @@ def wrap(
     name: str | None = None,
     max_wait: float = DEFAULT_MAX_WAIT,
     clock: Clock | None = None,
+    telemetry: bool = False,
 ) -> Callable[[F], F]: ...
 def wrap(
     fn: Any = None,
@@ -104,6 +105,7 @@ def wrap(
     name: str | None = None,
     max_wait: float = DEFAULT_MAX_WAIT,
     clock: Clock | None = None,
+    telemetry: bool = False,
 ) -> Any:
     """Decorate a tool function (sync or async, plain or taking `RunContext`) for PydanticAI.
 
@@ -114,6 +116,7 @@ def wrap(
     it off; a shared `ToolGuard` spans tools). PydanticAI's own control-flow
     exceptions raised inside the tool (`ModelRetry`, `ToolFailed`, `CallDeferred`,
     `ApprovalRequired`, ...) pass through unchanged.
+    `telemetry=True` records each failure on the span current at the call (`errconv.otel`).
     """
 
     def decorate(f: F) -> F:
@@ -128,6 +131,7 @@ def wrap(
             skip_types=(tools.RunContext,),
             passthrough=passthrough,
             retry=policy,
+            telemetry=telemetry,
         ))
         return wrapped
 
@@ -135,7 +139,7 @@ def wrap(
 
 
 def capability(
-    *, guard: ToolGuard | bool | None = True, max_wait: float = DEFAULT_MAX_WAIT, clock: Clock | None = None
+    *, guard: ToolGuard | bool | None = True, max_wait: float = DEFAULT_MAX_WAIT, clock: Clock | None = None, telemetry: bool = False
 ) -> Any:
     """A PydanticAI capability (`Agent(..., capabilities=[capability()])`) doing `wrap`'s work for every tool.
 
@@ -165,6 +169,7 @@ def capability(
                     on_failure=raise_for,
                     passthrough=passthrough,
                     retry=RetryPolicy(budget=2, max_sleep=max_wait, clock=clock),
+                    telemetry=telemetry,
                 )
             return self.boundaries[tool]
 

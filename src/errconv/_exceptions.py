@@ -44,10 +44,9 @@ from typing import Any
 import msgspec
 
 from ._agent_text import scrub_fault
-from ._model.errors import DecodeError, FaultError
+from ._model.errors import FaultError
 from ._model.fault import Fault, Origin
-from .dialects._trailers import from_grpc
-from ._pipeline.http import from_http
+from ._pipeline.edge import rpc_fault, upstream_fault
 from ._model.limits import DEFAULT_LIMITS, Limits
 from .codes import Code, NextStep
 
@@ -55,9 +54,6 @@ __all__ = ["from_exception"]
 
 # How many wrappers deep __cause__ (and urllib's URLError.reason) are followed.
 _MAX_DEPTH = 8
-# grpcio's own messages for an exception a servicer did not handle: the servicer's
-# exception text follows them (paths, SQL, keys), so the message is dropped.
-_GRPCIO_LEAKS = ("Exception calling application", "Exception iterating responses", "Exception deserializing")
 
 # Client exception classes, by name anywhere in the class's MRO (the libraries are not
 # imported). A request the client itself refused to send is a bug, not a transient:
@@ -304,25 +300,12 @@ def _header_pairs(headers: Any) -> list[tuple[str, str]]:
 
 def _http(status: int, headers: Any, body: bytes, limits: Limits) -> Fault:
     """`from_http`, stepping down to the headers alone, then the status alone, when
-    what the exception carries is unreadable."""
-    pairs = _header_pairs(headers)
-    for h, b in ((pairs, body), (pairs, b""), ([], b"")):
-        try:
-            return from_http(status, h, b, limits=limits)
-        except Exception:  # DecodeError, or a hostile headers object raising as it is read
-            continue
-    raise DecodeError(f"not an HTTP status: {status}")  # unreachable for a status from 100 to 599
+    what the exception carries is unreadable (`edge.upstream_fault`, the gateway's reader too)."""
+    return upstream_fault(status, _header_pairs(headers), body, limits, hostile=True)
 
 
 def _grpc(code: Any, details: Any, metadata: Any, limits: Limits) -> Fault:
-    if isinstance(details, bytes):
-        details = details.decode("utf-8", "replace")
-    if not isinstance(details, str) or details.startswith(_GRPCIO_LEAKS):
-        details = None
-    try:
-        return from_grpc(code, details, metadata if metadata is not None else (), limits=limits)
-    except Exception:  # trailers over the limits or unreadable: the code still says what to do
-        return from_grpc(code, None, (), limits=limits)
+    return rpc_fault(code, details, metadata, limits, hostile=True)
 
 
 def _response(resp: Any, limits: Limits) -> Fault | None:

@@ -15,11 +15,12 @@ import pytest
 import errconv
 from errconv import dialects
 from errconv._pipeline import api as _api
-from errconv.dialects import _responses, _status
+from errconv.dialects import _responses, _status, connect
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
 REALWORLD = ROOT / "tests" / "realworld"
+REALWORLD_OPEN = ROOT / "tests" / "realworld_open"
 NOW = 1_800_000_000.0
 
 
@@ -28,6 +29,7 @@ def _empty_caches() -> None:
     _api._BYTE_READERS.clear()
     _responses._CANDIDATES.clear()
     _status._REASONS.clear()
+    connect._DEBUG_KEPT.clear()
 
 
 def _inputs() -> list[tuple[str, bytes, dict[str, Any]]]:
@@ -52,6 +54,11 @@ def _inputs() -> list[tuple[str, bytes, dict[str, Any]]]:
             if not (file.endswith(".http") or status is None):
                 keywords["status"] = status
             out.append((f"{facts.parent.name}/{file}", data, keywords))
+    for facts in sorted(REALWORLD_OPEN.rglob("facts.json")):  # read as tests/dialects/test_realworld_open.py reads them
+        for file, entry in json.loads(facts.read_text()).items():
+            given = entry.get("given_status")
+            keywords = {"now": NOW} if given is None else {"now": NOW, "status": given}
+            out.append((f"{facts.parent.relative_to(REALWORLD_OPEN)}/{file}", (facts.parent / file).read_bytes(), keywords))
     return out
 
 
@@ -68,7 +75,7 @@ def _answer(data: bytes, keywords: dict[str, Any]) -> str:
 
 
 def test_the_corpus_is_there() -> None:
-    assert len(INPUTS) > 400  # golden files twice, and every capture
+    assert len(INPUTS) > 900  # golden files twice, and every capture of tests/realworld and tests/realworld_open
 
 
 def test_cold_and_warm_decodes_agree() -> None:
@@ -132,3 +139,20 @@ def test_caches_stay_bounded() -> None:
     assert len(_api._BYTE_READERS) <= 1
     assert len(_responses._CANDIDATES) <= 8
     assert len(_status._REASONS) <= 1024
+    assert len(connect._DEBUG_KEPT) <= 1024
+
+
+def test_a_poisoned_debug_cache_is_seen() -> None:
+    """The cold-warm comparison can fail: a wrong rendering kept for a detail's bytes
+    shows in what connect writes."""
+    fault = errconv.Fault.from_json((GOLDEN / "rate_limited" / "fault.json").read_bytes())
+    _empty_caches()
+    cold = errconv.encode(fault, "connect")
+    assert connect._DEBUG_KEPT
+    for key in connect._DEBUG_KEPT:
+        connect._DEBUG_KEPT[key] = {"poisoned": True}
+    try:
+        assert errconv.encode(fault, "connect") != cold
+    finally:
+        _empty_caches()
+    assert errconv.encode(fault, "connect") == cold

@@ -44,3 +44,35 @@ def test_one_version() -> None:
     assert importlib.metadata.version("errconv") == errconv.__version__
     written = [p for p in (ROOT / "src" / "errconv").rglob("*.py") if "__version__ = " in p.read_text()]
     assert [p.name for p in written] == ["_version.py"]
+
+
+def test_the_face_is_lazy_and_every_name_imports() -> None:
+    """`import errconv` imports none of the modules behind its names (PEP 562); each
+    public name, and `from errconv import <name>`, still resolves, to the object of the
+    module it lives in; a name that is none raises AttributeError."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, errconv\n"
+        "assert [m for m in sys.modules if m.startswith('errconv.')] == ['errconv._version'], sorted(sys.modules)\n"
+        "for name in errconv.__all__:\n"
+        "    exec(f'from errconv import {name}')\n"
+        "assert set(errconv.__all__) <= set(dir(errconv))\n"
+        "try:\n"
+        "    errconv.no_such_name\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+        "import errconv.dialects, errconv.batch\n"
+        "assert errconv.dialects.names and errconv.batch.rows\n"
+    )
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(errconv.__file__).parent.parent)}  # this errconv, not another
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    from errconv._model.fault import Fault
+    from errconv._pipeline.api import decode
+
+    assert errconv.Fault is Fault and errconv.decode is decode

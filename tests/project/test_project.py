@@ -22,6 +22,8 @@ DOCUMENTED = {"agents", "aio", "batch", "clients", "codes", "details", "dialects
 
 def test_all_is_exactly_the_public_names_of_the_package() -> None:
     assert errconv.__all__ == sorted(errconv.__all__, key=str)
+    for name in errconv.__all__:  # the face imports each name when first asked for (PEP 562): ask for all
+        getattr(errconv, name)
     public = {
         name
         for name, value in vars(errconv).items()

@@ -25,7 +25,7 @@ from ..codes import Code
 from ..dialects._trailers import from_grpc
 from ..dialects._responses import read_response
 
-__all__ = ["INTERNAL", "fault_of", "is_rpc_error", "upstream_response"]
+__all__ = ["INTERNAL", "fault_of", "is_rpc_error", "rpc_fault", "upstream_fault", "upstream_response"]
 
 # What a client learns of a bug: that it is one, and that repeating the call will not
 # help (AIP-194: INTERNAL is give_up). Never the exception's text, which can hold
@@ -65,28 +65,42 @@ def upstream_response(error: Any) -> tuple[int, Any, Any] | None:
     return status, error.headers, body
 
 
-def _from_upstream(status: int, headers: Any, body: Any, limits: Limits) -> Fault:
+def upstream_fault(status: Any, headers: Any, body: Any, limits: Limits, *, hostile: bool = False) -> Fault:
+    """The Fault of an upstream HTTP response: read whole; when what it carries is
+    unreadable (invalid UTF-8, a body or a header over the limits) its status and
+    headers, then its status alone, still say what the caller should do. A status that
+    is no error status (a success, or none at all) is not stepped down: the first error
+    is raised. `hostile`: the parts come from an exception's attributes, where anything
+    may raise as it is read, so every failure steps down, not DecodeError alone.
+
+    The one reader of an upstream response for the gateway (`fault_of`) and for
+    `from_exception`."""
+    guarded: type[Exception] = Exception if hostile else DecodeError
     try:
         return read_response(status, headers, body, limits=limits)
-    except DecodeError:
+    except guarded:
         if not (isinstance(status, int) and 400 <= status <= 599):
             raise  # a success or no status at all: not an error this can answer
-    # The upstream sent something errconv will not read (invalid UTF-8, a body or a
-    # header over the limits): its status and headers, then its status alone, still
-    # say what the caller should do, and the client gets a well-formed answer.
     try:
         return read_response(status, headers, b"", limits=limits)
-    except DecodeError:
+    except guarded:
         return read_response(status, (), b"", limits=limits)
 
 
-def _from_rpc(code: Any, details: Any, metadata: Any, limits: Limits) -> Fault:
-    if isinstance(details, str) and details.startswith(_GRPCIO_LEAKS):
+def rpc_fault(code: Any, details: Any, metadata: Any, limits: Limits, *, hostile: bool = False) -> Fault:
+    """The Fault of a finished gRPC call's code, details and trailing metadata, through
+    `from_grpc`. grpcio's own text for an exception a servicer did not handle is not
+    read (the exception's text follows it); trailers over the limits (or, `hostile`,
+    unreadable in any way) leave the code alone to say what to do.
+
+    The one reader of a gRPC error for the gateway (`fault_of`) and for `from_exception`."""
+    if isinstance(details, bytes):
+        details = details.decode("utf-8", "replace")
+    if not isinstance(details, str) or details.startswith(_GRPCIO_LEAKS):
         details = None
     try:
-        return from_grpc(code, details, metadata, limits=limits)
-    except DecodeError:
-        # Trailers over the limits: the code still says what to do.
+        return from_grpc(code, details, metadata if metadata is not None else (), limits=limits)
+    except Exception if hostile else DecodeError:
         return from_grpc(code, None, (), limits=limits)
 
 
@@ -98,12 +112,12 @@ def fault_of(error: Any, limits: Limits) -> Fault:
         return error.fault
     if isinstance(error, BaseException) and is_rpc_error(error):
         rpc: Any = error  # duck-typed: grpc.RpcError declares none of the three
-        return _from_rpc(rpc.code(), rpc.details(), rpc.trailing_metadata(), limits)
+        return rpc_fault(rpc.code(), rpc.details(), rpc.trailing_metadata(), limits)
     response = upstream_response(error)
     if response is not None:
-        return _from_upstream(*response, limits)
+        return upstream_fault(*response, limits)
     if _is_status(error):
-        return _from_rpc(error.code, error.details, error.trailing_metadata, limits)
+        return rpc_fault(error.code, error.details, error.trailing_metadata, limits)
     if isinstance(error, BaseException):
         return INTERNAL
     raise TypeError(

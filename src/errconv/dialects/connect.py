@@ -217,6 +217,28 @@ def _debug_of(url: str, packed: bytes) -> Any:
     return rendered
 
 
+# The debug rendering is a function of the packed bytes alone (read back through the
+# fixed detail codecs): kept per (type URL, bytes), so a detail seen before (the same
+# ErrorInfo, RetryInfo or ProblemInfo, as most errors of a service carry) is not
+# unpacked again. Bounded; a large detail is not kept. The renderings are shared:
+# nothing writes into them (encode only serializes them).
+_DEBUG_KEPT: dict[tuple[str, bytes], Any] = {}
+_UNSEEN = object()
+
+
+def _debug_kept(url: str, packed: bytes) -> Any:
+    """`_debug_of(url, packed)`, remembered."""
+    key = (url, packed)
+    found = _DEBUG_KEPT.get(key, _UNSEEN)
+    if found is _UNSEEN:
+        found = _debug_of(url, packed)
+        if len(packed) <= 4096:
+            if len(_DEBUG_KEPT) >= 1024:
+                _DEBUG_KEPT.clear()  # bounded, whatever details a stream holds
+            _DEBUG_KEPT[key] = found
+    return found
+
+
 def _opaque_bytes(type_url: str, value: bytes) -> bytes:
     # {"@bytes": base64} is how the JSON dialects keep packed bytes; _schema reads it back
     # from an OpaqueDetail as the same RawDetail.
@@ -409,7 +431,7 @@ class Connect(Dialect):
                 "type": name if url.startswith(TYPE_PREFIX) and name and "/" not in name else url,
                 "value": base64.b64encode(packed).decode("ascii").rstrip("="),
             }
-            debug = _debug_of(url, packed)
+            debug = _debug_kept(url, packed)
             if debug is not None:
                 entry["debug"] = debug
             details.append(entry)

@@ -71,7 +71,11 @@ STATUS_MEMBERS = (
 CODE_MEMBERS = (
     # `Code` capitalised, as .NET serialisers write it (Monzo's `{"Code":
     # "bad_request.consent_status"}`, beside Errors[].ErrorCode, which only details it).
-    "code", "Code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode",
+    "code", "Code",
+    # A named tag beside a numbered code (Todoist's "error_tag": "LIMITS_REACHED" beside
+    # "error_code": 35): the name says which error; the number only indexes it.
+    "error_tag", "errorTag",
+    "error_code", "errorCode", "ErrorCode", "err_code", "errCode",
     # `error` as a token (`{"error": "not_found", "reason": "..."}`, CouchDB's and npm's) is
     # the code; as a sentence it is the message.
     "error",
@@ -222,7 +226,9 @@ def _row(pattern: str, step: NextStep | None, grpc: Code, status: int, name: str
 # (MAX_RETRY_AFTER_SECONDS is a day, and a daily cap spent at noon outlasts the day).
 PERIODS: tuple[tuple[re.Pattern[str], str, NextStep], ...] = (
     (re.compile(r"\b(?:per |a |each |every |1 )?(?:second|sec|minute|min|hour|hr)s?\b|\b(?:secondly|minutely|hourly|rpm|rps|tpm|qps|burst|concurren\w*)\b|\b(?:try|retry) (?:again )?(?:later|shortly|soon|in a (?:moment|minute|few))\b"), "short", _WAIT),
-    (re.compile(r"\b(?:per |a |each |every )?(?:day|month|year|week)s?\b|\b(?:daily|monthly|yearly|annual|annually|weekly|billing (?:period|cycle))\b"), "long", _GIVE_UP),
+    # (Half a day or more in hours is a day's window: NewsAPI's "500 requests over a 24 hour
+    # period (250 requests available every 12 hours)".)
+    (re.compile(r"\b(?:per |a |each |every )?(?:day|month|year|week)s?\b|\b(?:daily|monthly|yearly|annual|annually|weekly|billing (?:period|cycle))\b|\b(?:12|24|36|48|72) ?(?:hours?|hrs?|h)\b"), "long", _GIVE_UP),
     # A cap tied to the plan or the account, not to time: nothing refills it.
     (re.compile(r"\b(?:plan|tier|subscription|free|trial|account|lifetime|total|credits?|upgrade)\b"), "plan", _GIVE_UP),
 )
@@ -268,7 +274,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # A field the request names that the service does not have (Jira's "Field 'resolution'
     # does not exist or you do not have permission to view it"): the request is wrong, before
     # the not-found and permission rows its words would also match.
-    _row(r"\b(?:field|parameter|param|property|column|attribute|argument|option)s? [`'\"]?[a-z0-9_.\[\]-]+[`'\"]? (?:does ?n[o' ]?t exist|is unknown|not found|is not (?:a )?(?:valid|known|recogni[sz]ed))\b", _FIX, Code.INVALID_ARGUMENT, 400, "unknown field"),
+    # (Also "No such column 'foo'" (Salesforce's), "external ID field does not exist: rid", and
+    # "Field 'x' is not supported", TeamCity's at 404: the field is wrong, not the record.)
+    _row(r"\b(?:field|parameter|param|property|column|attribute|argument|option)s? [`'\"]?[a-z0-9_.\[\]-]+[`'\"]? (?:does ?n[o' ]?t exist|is unknown|not found|is not (?:a )?(?:valid|known|recogni[sz]ed|supported))\b|\bno such (?:column|field|parameter|param|property|attribute|argument|option)\b|\b(?:field|column|parameter|property) (?:does ?n[o' ]?t exist|not found)\b", _FIX, Code.INVALID_ARGUMENT, 400, "unknown field"),
     # A part the request left out, named ("No valid crumb was included in the request",
     # Jenkins' CSRF header at 403): the request must carry it, whatever status carried it.
     _row(r"\b(?:no valid|no|missing(?: required)?) [a-z][a-z0-9_-]{1,40} (?:was |were )?(?:included|provided|supplied|given|specified|sent) (?:in|with) the request\b", _FIX, Code.INVALID_ARGUMENT, 400, "missing argument"),

@@ -329,3 +329,38 @@ def test_a_bearer_challenge_code_says_where_it_came_from() -> None:
     fault = errconv.decode(response)
     assert fault.code == "invalid_token"
     assert evidence(fault)["code"] == "header WWW-Authenticate"
+
+
+def test_a_named_error_tag_outranks_a_numbered_code() -> None:
+    assert read({"error": "Too many requests", "error_code": 35, "error_tag": "LIMITS_HIT", "http_code": 429}).code == "LIMITS_HIT"
+
+
+def test_an_xml_symbol_element_is_the_code() -> None:
+    fault = read(b"<?xml version=\"1.0\"?>\n<error>\n  <symbol>not_found</symbol>\n  <description>No such account</description>\n</error>\n")
+    assert (fault.code, str(fault.next_step)) == ("not_found", "give_up")
+
+
+def test_a_message_key_naming_an_error_is_the_code() -> None:
+    assert read({"id": "api.context.permissions.app_error", "message": "No.", "status_code": 403}).code == "api.context.permissions.app_error"
+    assert read({"meta": {"rc": "error", "msg": "api.err.Invalid"}, "data": []}).code == "api.err.Invalid"
+    assert read({"id": "shop.orders.list", "message": "No.", "status_code": 403}).code is None  # a key naming no error
+
+
+def test_the_one_member_wrapping_an_error_names_it() -> None:
+    assert read({"itemNotFound": {"message": "Volume 1 could not be found.", "code": 404}}).code == "itemNotFound"
+    assert read({"widget": {"message": "hello", "code": 404}}).code is None  # a name with no meaning
+
+
+def test_a_status_code_that_is_no_http_status_is_the_code() -> None:
+    assert read({"statusCode": 190, "message": "Too Many Requests", "body": {}}, 429).code == "190"
+
+
+def test_hours_of_half_a_day_or_more_are_a_long_period() -> None:
+    message = "Too many requests. Accounts are limited to 500 requests over a 24 hour period."
+    assert str(read({"status": "error", "code": "rateLimited", "message": message}, 429).next_step) == "give_up"
+    assert str(read({"status": "error", "code": "rateLimited", "message": "Limited to 5 requests per hour."}, 429).next_step) == "wait"
+
+
+@pytest.mark.parametrize("message", ["No such column 'foo' on sobject of type Bar", "Provided external ID field does not exist or is not accessible: rid"])
+def test_a_field_that_does_not_exist_is_a_request_to_fix(message: str) -> None:
+    assert str(read([{"message": message, "errorCode": "NOT_FOUND"}], 404).next_step) == "fix_request"

@@ -66,6 +66,14 @@ _ID_LIKE = re.compile(r"[0-9a-fA-F]{8}-|[0-9a-fA-F]{16,}")
 _ERROR_CLASS = re.compile(r"(?:error|exception|fault)$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$", re.IGNORECASE)
 # Values of a code member that name no error in particular.
 _UPPER_CODE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# A dotted message key whose parts name an error: "api.err.Invalid", "api.context.permissions.app_error".
+_I18N_KEY = re.compile(r"[a-z][a-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*){2,8}")
+
+
+def _names_an_error_key(raw: str) -> bool:
+    return any(part in ("err", "error", "errors") or part.endswith("_error") for part in raw.lower().split("."))
+
+
 _RETURN_CODES = frozenset(("retCode", "ret_code", "returnCode", "return_code", "errcode", "errno"))
 # Members naming an HTTP status, beside which a nested `code` of three digits is that status.
 _NESTED_STATUS = frozenset(("httpStatusCode", "http_status_code", "httpStatus", "http_status", "statusCode", "status_code"))
@@ -432,7 +440,9 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 raw = raw.rstrip("/.") or raw  # Dropbox's "too_many_write_operations/.": the path's end marks
             if name == "Type" and type(raw) is not int and (type(raw) is not str or not _UPPER_CODE.fullmatch(raw)):
                 continue  # CryptoCompare's numbered Type; a capitalised type word is a record's kind
-            if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
+            if name == "id" and type(raw) is str and _I18N_KEY.fullmatch(raw) and _names_an_error_key(raw):
+                pass  # a message key naming an error (Mattermost's "api.context.permissions.app_error")
+            elif name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
             if name in ("error_id", "errorId") and type(raw) is str and _ID_LIKE.match(raw):
                 continue  # an incident's id (Zenodo's 32 hex digits), not a code
@@ -464,8 +474,8 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 token = _token(raw)
                 if token is not None:
                     candidates.append((token, f"{pointer}/{_escape(name)}"))
-            elif name == "status_code" and type(raw) is int and _valid_status(raw) is None and raw not in (0, 200):
-                candidates.append((str(raw), f"{pointer}/{_escape(name)}"))  # TMDB's "status_code": 25 beside status_message
+            elif name in ("status_code", "statusCode") and type(raw) is int and _valid_status(raw) is None and raw not in (0, 200):
+                candidates.append((str(raw), f"{pointer}/{_escape(name)}"))  # TMDB's "status_code": 25, SwitchBot's "statusCode": 190
     for pointer, obj in objects:
         # A value that names itself an error, under any name (2captcha's "request": "ERROR_ZERO_BALANCE").
         if not pointer:
@@ -482,6 +492,18 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             raw = obj.get(name)
             if type(raw) is list and raw and type(raw[0]) is str and _PREFIXED_CODE.fullmatch(raw[0]):
                 candidates.append((raw[0], f"{pointer}/{name}/0"))
+    # A message that is itself a message key naming an error (UniFi's "msg": "api.err.Invalid"):
+    # the key is the code. And a body whose one member wraps the error under its name
+    # (OpenStack's {"itemNotFound": {"message": ..., "code": 404}}): the name is the code.
+    for pointer, obj in objects[:4]:
+        for name in ("msg", "message", "error"):
+            raw = obj.get(name)
+            if type(raw) is str and _I18N_KEY.fullmatch(raw) and _names_an_error_key(raw):
+                candidates.append((raw, f"{pointer}/{_escape(name)}"))
+    if type(value) is dict and len(value) == 1:
+        (wrapper, inner), = value.items()
+        if type(inner) is dict and wrapper not in vocab.CONTAINERS and _TOKEN.fullmatch(wrapper) and not inner.keys().isdisjoint(_MESSAGE_NAMES) and vocab.meaning_of(vocab.words(wrapper)) is not None:
+            candidates.append((wrapper, "the member name /" + _escape(wrapper)))
     if len(candidates) > 1:
         # A code inside an entry that names a field is that field's reason (Scaleway's
         # details[].reason "required" under type "invalid_arguments"): the response's own
@@ -1185,8 +1207,9 @@ _XML_FAILED_ATTR = re.compile(r"(?i)\b(?:success|issuccess)\s*=\s*\"false\"|\bty
 # Leaf elements holding the code and the message, in order of trust (local names, lower
 # case): pagseguro's and Wolfram|Alpha's <error><code>, Moodle's <ERRORCODE>, an OCS
 # <meta><statuscode> (beside <status>failure</status>), SOAP's <faultstring> and NetSuite's
-# <platformCore:code>; `faultcode` last (SOAP's own class, "soapenv:Server").
-_XML_CODES = ("errorcode", "error_code", "code", "statuscode", "faultcode")
+# <platformCore:code>, Recurly's <error><symbol>not_found</symbol>; `faultcode` last (SOAP's
+# own class, "soapenv:Server").
+_XML_CODES = ("errorcode", "error_code", "code", "symbol", "statuscode", "faultcode")
 _XML_MESSAGES = ("message", "msg", "errormessage", "error_message", "description", "faultstring", "detail")
 
 

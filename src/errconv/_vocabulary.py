@@ -33,10 +33,13 @@ __all__ = [
     "RETRYABLE_MEMBERS",
     "STATUS_MEMBERS",
     "STEP_MEMBERS",
+    "STEP_PHRASES",
     "Meaning",
     "is_generic",
     "is_strong",
     "status_in_prose",
+    "status_stated",
+    "step_stated",
     "meaning_of",
     "names_long_period",
     "period_of",
@@ -52,6 +55,8 @@ _WAIT, _FIX, _GIVE_UP = NextStep.WAIT, NextStep.FIX_REQUEST, NextStep.GIVE_UP
 STATUS_MEMBERS = (
     "status", "statusCode", "status_code", "StatusCode", "httpStatus", "http_status", "httpStatusCode",
     "http_status_code", "httpCode", "http_code", "HTTPStatus", "http", "Status", "statuscode", "HTTPStatusCode",
+    # openHAB's `http-code`; OpenWeatherMap's `cod` (its spelling: `{"cod": 429, "message": ...}`).
+    "http-code", "cod",
     # An integer `code` or `error_code` of 400 to 599 is the status more often than not
     # (`{"code": 404, "message": "Not Found"}`, Telegram's `{"error_code": 429}`): read as
     # the status when nothing above names one, and then no code (it only mirrors the
@@ -64,7 +69,13 @@ STATUS_MEMBERS = (
 # (no spaces): JavaScript errors serialise `name` ("ValidationError"), and many servers
 # put the error class in `type`; a URI there is RFC 9457's, not a code.
 CODE_MEMBERS = (
-    "code", "error_code", "errorCode", "ErrorCode", "err_code", "errCode",
+    # `Code` capitalised, as .NET serialisers write it (Monzo's `{"Code":
+    # "bad_request.consent_status"}`, beside Errors[].ErrorCode, which only details it).
+    "code", "Code",
+    # A named tag beside a numbered code (Todoist's "error_tag": "LIMITS_REACHED" beside
+    # "error_code": 35): the name says which error; the number only indexes it.
+    "error_tag", "errorTag",
+    "error_code", "errorCode", "ErrorCode", "err_code", "errCode",
     # `error` as a token (`{"error": "not_found", "reason": "..."}`, CouchDB's and npm's) is
     # the code; as a sentence it is the message.
     "error",
@@ -86,6 +97,8 @@ CODE_MEMBERS = (
     # `retCode` Bybit's, `errno`); Gate.io's `label` ("INVALID_KEY").
     "status_txt", "statusTxt", "err-code", "errcode", "errorcode", "errorNum", "error_num", "errno", "retCode", "ret_code",
     "returnCode", "return_code", "label",
+    # A result code beside a message (Naver's `"resultcode": "024"`; all zeros is success).
+    "resultcode", "resultCode", "result_code",
     # Heroku's and Coinbase's `id` is the code ("rate_limit", "authentication_error"); an
     # `id` with digits is a request's or a record's, never read.
     "id",
@@ -107,6 +120,8 @@ MESSAGE_MEMBERS = (
 PARAM_MEMBERS = (
     "param", "parameter", "field", "fieldName", "field_name", "property", "propertyName", "property_name",
     "attribute", "path", "loc", "location", "pointer", "key", "argument", "arg", "source",
+    # Scaleway's details[].argument_name; Zoho's details.api_name (the field's API name).
+    "argument_name", "argumentName", "api_name",
     # A list of the fields at fault (Reddit's `"fields": ["title"]`): the first.
     "fields",
 )  # fmt: skip
@@ -143,6 +158,11 @@ RETRYABLE_MEMBERS = (
 # {"error": ...}}`, `{"parameters": {"retry_after": 3}}` (Telegram's ResponseParameters).
 CONTAINERS = (
     "error", "errors", "error_details", "errorDetails", "fault", "Error", "data", "response", "meta", "parameters",
+    # Capitalised, as .NET and SOAP-minded services write them ({"Fault": {"Error": [...]}}).
+    "Fault", "Errors",
+    # What a service adds beside its error: Todoist's error_extra.retry_after, ViCare's
+    # extendedPayload.reason.
+    "error_extra", "errorExtra", "extendedPayload", "extended_payload",
     "extensions", "details", "detail", "body", "result", "info", "validationResults",
     # A rate limiter's own block ({"rate_limit": {"retry_after": 3}}).
     "rate_limit", "ratelimit", "rateLimit", "throttle", "limit",
@@ -206,7 +226,9 @@ def _row(pattern: str, step: NextStep | None, grpc: Code, status: int, name: str
 # (MAX_RETRY_AFTER_SECONDS is a day, and a daily cap spent at noon outlasts the day).
 PERIODS: tuple[tuple[re.Pattern[str], str, NextStep], ...] = (
     (re.compile(r"\b(?:per |a |each |every |1 )?(?:second|sec|minute|min|hour|hr)s?\b|\b(?:secondly|minutely|hourly|rpm|rps|tpm|qps|burst|concurren\w*)\b|\b(?:try|retry) (?:again )?(?:later|shortly|soon|in a (?:moment|minute|few))\b"), "short", _WAIT),
-    (re.compile(r"\b(?:per |a |each |every )?(?:day|month|year|week)s?\b|\b(?:daily|monthly|yearly|annual|annually|weekly|billing (?:period|cycle))\b"), "long", _GIVE_UP),
+    # (Half a day or more in hours is a day's window: NewsAPI's "500 requests over a 24 hour
+    # period (250 requests available every 12 hours)".)
+    (re.compile(r"\b(?:per |a |each |every )?(?:day|month|year|week)s?\b|\b(?:daily|monthly|yearly|annual|annually|weekly|billing (?:period|cycle))\b|\b(?:12|24|36|48|72) ?(?:hours?|hrs?|h)\b"), "long", _GIVE_UP),
     # A cap tied to the plan or the account, not to time: nothing refills it.
     (re.compile(r"\b(?:plan|tier|subscription|free|trial|account|lifetime|total|credits?|upgrade)\b"), "plan", _GIVE_UP),
 )
@@ -237,8 +259,8 @@ _QUOTA = r"\b(?:quota|usage (?:cap|limit)|cap (?:reached|exceeded|hit)|(?:monthl
 # bad parameter; "insufficient quota" is billing, not a rate limit).
 CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # Money first: a spent balance is not refilled by waiting (OpenAI's insufficient_quota
-    # is billing too, not a rate limit, though sent as 429).
-    _row(r"\binsufficient (?:funds|credits?|balance|quota)\b|\b(?:not enough|no|out of) (?:funds|credits?|balance)\b|\bbalance (?:too low|insufficient|exhausted)|\b(?:credits?|balance) (?:exhausted|depleted|exceeded)\b|\bpayment (?:required|failed|declined|overdue)\b|\bcard declined\b|\bdeclined\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "insufficient funds"),
+    # is billing too, not a rate limit, though sent as 429; 2captcha's ERROR_ZERO_BALANCE).
+    _row(r"\binsufficient (?:funds|credits?|balance|quota)\b|\b(?:not enough|no|out of) (?:funds|credits?|balance)\b|\bzero balance\b|\bbalance (?:is )?zero\b|\bbalance (?:too low|insufficient|exhausted)|\b(?:credits?|balance) (?:exhausted|depleted|exceeded)\b|\bpayment (?:required|failed|declined|overdue)\b|\bcard declined\b|\bdeclined\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "insufficient funds"),
     _row(r"\bbudget (?:has been |is )?(?:exceeded|reached|exhausted|spent)\b|\bover (?:the |your )?budget\b|\bexceeds? (?:the |your )?(?:\w+ )?budget\b|\bspend(?:ing)? limit\b|\bbilling\b|\bsubscription (?:required|expired|inactive|cancell?ed)\b|\bupgrade (?:your |the )?(?:plan|account|subscription)\b|\bplan (?:limit|restriction)\b|\bnot (?:included|available) (?:in|on) (?:your|the) plan\b|\bpaid plan\b|\b(?:active|paid|premium|pro) (?:\w+ ){0,2}subscription\b", _GIVE_UP, Code.FAILED_PRECONDITION, 402, "billing"),
     # Storage: freeing space is the caller's business, not the clock's (a 409 or 507).
     _row(r"\b(?:insufficient|not enough|no|out of) (?:\w+ )?(?:space|storage|disk)\b|\b(?:storage|disk|space) (?:\w+ )?(?:full|exceeded|exhausted|limit|quota)\b|\bquota (?:exceeded )?(?:for )?(?:storage|disk)\b", _GIVE_UP, Code.RESOURCE_EXHAUSTED, 507, "out of space"),
@@ -252,7 +274,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # A field the request names that the service does not have (Jira's "Field 'resolution'
     # does not exist or you do not have permission to view it"): the request is wrong, before
     # the not-found and permission rows its words would also match.
-    _row(r"\b(?:field|parameter|param|property|column|attribute|argument|option)s? [`'\"]?[a-z0-9_.\[\]-]+[`'\"]? (?:does ?n[o' ]?t exist|is unknown|not found|is not (?:a )?(?:valid|known|recogni[sz]ed))\b", _FIX, Code.INVALID_ARGUMENT, 400, "unknown field"),
+    # (Also "No such column 'foo'" (Salesforce's), "external ID field does not exist: rid", and
+    # "Field 'x' is not supported", TeamCity's at 404: the field is wrong, not the record.)
+    _row(r"\b(?:field|parameter|param|property|column|attribute|argument|option)s? [`'\"]?[a-z0-9_.\[\]-]+[`'\"]? (?:does ?n[o' ]?t exist|is unknown|not found|is not (?:a )?(?:valid|known|recogni[sz]ed|supported))\b|\bno such (?:column|field|parameter|param|property|attribute|argument|option)\b|\b(?:field|column|parameter|property) (?:does ?n[o' ]?t exist|not found)\b", _FIX, Code.INVALID_ARGUMENT, 400, "unknown field"),
     # A part the request left out, named ("No valid crumb was included in the request",
     # Jenkins' CSRF header at 403): the request must carry it, whatever status carried it.
     _row(r"\b(?:no valid|no|missing(?: required)?) [a-z][a-z0-9_-]{1,40} (?:was |were )?(?:included|provided|supplied|given|specified|sent) (?:in|with) the request\b", _FIX, Code.INVALID_ARGUMENT, 400, "missing argument"),
@@ -265,11 +289,12 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # Credentials: an agent cannot mint a new key, so every one of these is give_up.
     _row(r"\b(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence|link|code|otp) (?:has |is |was )?expired\b|\bexpired (?:\w+ )?(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence)\b|\b(?:token|jwt) expired\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "expired credentials"),
     _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app |private |public |application )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\b(?:api|access|auth|bearer|secret|private) ?(?:keys?|tokens?) (?:is |are |was )?(?:invalid|revoked|missing|not valid|incorrect|wrong|unknown)\b|\b(?:invalid|bad|wrong|incorrect|unknown) (?:\w+ ){1,3}(?:api key|apikey|access token|secret key|private key)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b|\bsignature (?:is )?(?:not valid|invalid|mismatch|does ?n[o' ]?t match|verification failed)\b|\b(?:provided |supplied |your )?credentials? (?:are |is |was |were )?(?:missing|invalid|incorrect|wrong|not valid|revoked)\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
-    # Rate limits and throttling: the same call succeeds later.
+    # Rate limits and throttling: the same call succeeds later. ("too many request", singular,
+    # as in SmartThings' TooManyRequestError.)
     # "Too many new orders; current limit is 50 orders per 10 SECOND", "Exceeded 4 calls per
     # second": a count per second or minute is a rate, whatever is counted.
     _row(r"\b(?:calls|requests|queries|operations|orders|messages|attempts|requests? weight)\b (?:per|a|/|every) (?:\d+ )?(?:second|sec|minute|min)s?\b|\btoo many\b.*\bper (?:\d+ )?(?:second|sec|minute|min)s?\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
-    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?(?:requests|calls|operations|writes|reads|visits|hits|queries)\b|\brpm\b|\btpm\b|\bqps\b|\btoo frequent\w*|\b(?:call|calling|request|requests|query|access|api) frequency\b|\bfrequency (?:limit|exceeded|too high)\b|\b(?:requests|calls) too quickly\b|\bmaking requests too (?:quickly|fast)\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
+    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests?|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?(?:requests|calls|operations|writes|reads|visits|hits|queries)\b|\brpm\b|\btpm\b|\bqps\b|\btoo frequent\w*|\b(?:call|calling|request|requests|query|access|api) frequency\b|\bfrequency (?:limit|exceeded|too high)\b|\b(?:requests|calls) too quickly\b|\bmaking requests too (?:quickly|fast)\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
     # ("too_many_write_operations", Dropbox's: a count over a window is a rate limit, not a
     # request that is too big.)
     # A quota for a period: the period decides (see period_of); the row's step is the
@@ -280,7 +305,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # apps"): the clock frees none of them; only removing some or a higher limit does. Not a
     # size ("maximum context length exceeded" is a request to shorten) nor a rate.
     _row(r"\b(?:maximum|max) (?:number of )?(?!(?:rate|requests?|calls?|queries|retries|attempts|context|length|size|tokens?|characters?|bytes|file|payload|body|input|content|upload|value)\b)[a-z]+ (?:\w+ ){0,4}(?:exceeded|reached)\b|\breached (?:the |your )?(?:maximum|max|\w+ limit of \d+)\b|\b(?:limit|maximum) of \d+ [a-z]+ (?:reached|exceeded)\b", _GIVE_UP, Code.RESOURCE_EXHAUSTED, 409, "count cap"),
-    _row(r"\boverload\w*|\bover ?capacity\b|\bcapacity\b|\b(?:server|service|system|backend|upstream) (?:is )?(?:busy|unavailable|overloaded|down)\b|\btemporar\w* (?:unavailable|error|failure|issue|problem)\b|\bservice unavailable\b|\bunavailable\b|\btry (?:again )?later\b|\bbad gateway\b|\bgateway\b|\bupstream\b|\bbusy\b|\b(?:model|engine) (?:is )?(?:currently )?(?:loading|warming|starting)\b|\b(?:is|currently|still) loading\b|\bcold start\b|\bwarming up\b|\bnot ready\b", _WAIT, Code.UNAVAILABLE, 503, "overloaded"),
+    # (A device or gateway "offline", ViCare's DEVICE_OFFLINE sent as 400: it reconnects and
+    # the same call succeeds, as with a server down.)
+    _row(r"\boverload\w*|\bover ?capacity\b|\bcapacity\b|\b(?:server|service|system|backend|upstream) (?:is )?(?:busy|unavailable|overloaded|down)\b|\btemporar\w* (?:unavailable|error|failure|issue|problem)\b|\bservice unavailable\b|\bunavailable\b|\btry (?:again )?later\b|\bbad gateway\b|\bgateway\b|\bupstream\b|\bbusy\b|\b(?:model|engine) (?:is )?(?:currently )?(?:loading|warming|starting)\b|\b(?:is|currently|still) loading\b|\bcold start\b|\bwarming up\b|\bnot ready\b|\b(?:device|gateway|host|server|service|node|backend|hub|controller) (?:is )?offline\b", _WAIT, Code.UNAVAILABLE, 503, "overloaded"),
     _row(r"\bmaintenance\b|\bdown for\b|\bscheduled downtime\b", _WAIT, Code.UNAVAILABLE, 503, "maintenance"),
     _row(r"\btime ?out\b|\btimed out\b|\btimeout\w*|\bdeadline exceeded\b|\btook too long\b", _WAIT, Code.DEADLINE_EXCEEDED, 504, "timeout"),
     # Permission: the caller holds credentials that do not reach this; asking again as-is
@@ -305,13 +332,47 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # identical call fails again; the caller re-reads and sends a request that fits.
     _row(r"\bconflict\w*\b|\bconcurrent (?:modification|update|change)s?\b|\bversion mismatch\b|\bstale\b|\betag\b|\bprecondition failed\b|\bmodified since\b", _FIX, Code.ABORTED, 409, "conflict"),
     _row(r"\bnot implemented\b|\bunimplemented\b|\bnot supported\b|\bunsupported (?:method|operation|endpoint|api|version)\b|\bdeprecated\b|\bmethod not allowed\b|\bno longer supported\b", _GIVE_UP, Code.UNIMPLEMENTED, 501, "not implemented"),
-    # The request itself is wrong: change it.
-    _row(r"\binvalid\w*|\bmissing\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\b(?:should|must|please) (?:specify|provide|supply|include|add|pass)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
+    # The request itself is wrong: change it. ("not enough" here is of what the request
+    # carried, QuestDB's "not enough lines": funds, space and permissions have their rows above.)
+    _row(r"\binvalid\w*|\bmissing\b|\bnot enough\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\b(?:should|must|please) (?:specify|provide|supply|include|add|pass)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
     # A bug on the server's side: no move of its own. The status decides (500 is give_up,
     # AIP-194; a 503 that says "internal error" is still unavailable); a body without a
     # status is taken to be a 500.
     _row(r"\binternal (?:server )?error\b|\binternal\b|\bunexpected (?:error|exception)\b|\bserver error\b|\bunknown error\b|\bpanic\b|\bexception\b", None, Code.INTERNAL, 500, "internal error"),
 )
+
+
+# A next step the prose states outright, over `words()` of a message: an instruction to the
+# caller, not a description of what went wrong. It outranks a code's words and the wire
+# (its basis stays inferred: prose, not a member): a RESOURCE_ACCESS_DENIED "Server busy, please
+# try again later" is a wait; a 500 "Please wait a moment and try your request again" is
+# a wait, though a 500 alone is give_up; "Access is denied. Retrying will not help" is
+# give_up.
+STEP_PHRASES: tuple[tuple[re.Pattern[str], NextStep], ...] = (
+    (re.compile(r"\bretrying (?:will|would|does|can) not help\b|\bretrying (?:won|doesn|can) t help\b|\bdo(?: not|n t) retry\b|\bno (?:point|use) (?:in )?retrying\b"), _GIVE_UP),
+    (re.compile(r"\b(?:try|retry|send|resend)(?: (?:your|the|this) (?:request|call))? again later\b|\bretry later\b|\bwait a (?:moment|minute|few (?:seconds|minutes)|while|bit|little) (?:and|then|before) (?:\w+ ){0,2}(?:try|retry|resend)\b"), _WAIT),
+    # A gone endpoint whose body names its successor ("please update your use case to rely
+    # on the new API endpoints"): the changed request succeeds, the same one never does.
+    (re.compile(r"\b(?:rely on|use|switch to|migrate to|move to) (?:the )?new (?:api )?(?:endpoints?|urls?|paths?|api|version)\b"), _FIX),
+)
+
+
+def step_stated(text: str) -> tuple[NextStep, str] | None:
+    """The next step a message's words (as `words` gives them) state outright, and the
+    phrase; None when they state none.
+
+    >>> step_stated(words("Server busy, please try again later."))[0]
+    <NextStep.WAIT: 'wait'>
+    >>> step_stated(words("Access is denied. Retrying will not help."))[0]
+    <NextStep.GIVE_UP: 'give_up'>
+    >>> step_stated(words("Rate limit exceeded")) is None
+    True
+    """
+    for pattern, step in STEP_PHRASES:
+        m = pattern.search(text)
+        if m is not None:
+            return step, m.group(0)
+    return None
 
 
 def meaning_of(text: str) -> Meaning | None:
@@ -410,8 +471,31 @@ def status_in_prose(text: str) -> int | None:
     said = words(m.group(2))
     phrases = (REASON_PHRASES.get(status), *_OLD_PHRASES.get(status, ()))
     if not any(phrase is not None and said.startswith(words(phrase)) for phrase in phrases):
+        # A status with a label of its own in capitals, then a colon, as a status line
+        # ("404 UNKNOWN LOCATION: Xyz", wttr.in's): the label is the server's reason phrase.
+        label = m.group(2)
+        if label.isupper() and len(label.strip()) >= 4 and text[m.end(2) : m.end(2) + 1] == ":":
+            return status
         return None
     return status
+
+
+# A status stated inside prose as a key and its value: "Responding with error, status
+# code: 404 (Not Found)." (TeamCity), "errorCode=003001; statusCode=403" (QuickBooks).
+_STATUS_STATED = re.compile(r"(?i)\bstatus[ _-]?code\s*[:=]\s*([45][0-9][0-9])\b")
+
+
+def status_stated(text: str) -> int | None:
+    """An error status prose states as `status code: 404` or `statusCode=403`; None
+    otherwise.
+
+    >>> status_stated("Responding with error, status code: 406 (Not Acceptable).")
+    406
+    >>> status_stated("code: 406") is None
+    True
+    """
+    m = _STATUS_STATED.search(text[:2048])
+    return None if m is None else int(m.group(1))
 
 
 # Reason phrases of older RFCs (2616, 7231) that servers still write: nginx's error pages

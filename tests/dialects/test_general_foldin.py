@@ -117,3 +117,250 @@ def test_message_words_decide_the_move(message: str, step: str) -> None:
 def test_a_list_of_fields_names_the_param() -> None:
     fault = read({"fields": ["title"], "explanation": "this is too long (max: 50)", "message": "Bad Request", "reason": "TOO_LONG"}, 400)
     assert (fault.param, fault.detail, fault.code) == ("title", "this is too long (max: 50)", "TOO_LONG")
+
+
+# --------------------------------------------------------------------------- issue 28's fold-in
+# (r2_heldout, r3_rules and r3_heldout): each rule on a small made-up body.
+
+
+def general(fault: errconv.Fault) -> bool:
+    return fault.origin.body == "general" or fault.origin.dialect == "general"  # type: ignore[union-attr]
+
+
+def evidence(fault: errconv.Fault) -> dict[str, str]:
+    return dict(fault.origin.evidence)  # type: ignore[union-attr]
+
+
+def test_an_xml_error_written_as_child_elements_is_read() -> None:
+    fault = read(b"<errors>\n  <error>\n    <code>4711</code>\n    <message>widget id is required.</message>\n  </error>\n</errors>\n")
+    assert general(fault)
+    assert (fault.code, str(fault.next_step), fault.detail) == ("4711", "fix_request", "widget id is required.")
+    assert evidence(fault)["code"] == "the <code> element"
+
+
+def test_xml_child_elements_in_namespaces_and_capitals_are_read() -> None:
+    soap = (
+        b'<?xml version="1.0"?><s:Envelope xmlns:s="urn:x"><s:Body><r:status isSuccess="false">'
+        b"<r:code>NO_SUCH_WIDGET</r:code><r:message>That widget does not exist.</r:message></r:status></s:Body></s:Envelope>"
+    )
+    assert read(soap).code == "NO_SUCH_WIDGET"
+    shout = b'<?xml version="1.0"?>\n<EXCEPTION class="x"><ERRORCODE>badtoken</ERRORCODE><MESSAGE>Invalid token</MESSAGE></EXCEPTION>\n'
+    fault = read(shout)
+    assert (fault.code, str(fault.next_step)) == ("badtoken", "give_up")
+
+
+def test_an_ocs_status_of_failure_makes_its_statuscode_the_code() -> None:
+    failed = b"<ocs><meta><status>failure</status><statuscode>102</statuscode><message>Bad request</message></meta><data/></ocs>"
+    assert read(failed).code == "102"
+    ok = b"<ocs><meta><status>ok</status><statuscode>100</statuscode><message>OK</message></meta><data/></ocs>"
+    with pytest.raises(errconv.DecodeError):
+        read(ok)  # a success has no error element and says ok: not an error body
+
+
+def test_an_xml_message_in_cdata_is_read() -> None:
+    fault = read(b"<shop><errors><error><message><![CDATA[ Internal error. See the logs. ]]></message></error></errors></shop>")
+    assert fault.detail == "Internal error. See the logs."
+    assert str(fault.next_step) == "give_up"
+
+
+def test_an_xml_document_cut_short_is_not_read_by_its_children() -> None:
+    with pytest.raises(errconv.DecodeError):
+        read(b"<errors>\n<error>\n<code>1</code>\n<message>Invalid key</message>\n</error>\n")
+
+
+def test_a_csv_error_with_code_and_message_columns_is_read() -> None:
+    fault = read(b"code,message\nQX01,You have submitted an incorrect dataset code.\n")
+    assert (fault.code, fault.detail) == ("QX01", "You have submitted an incorrect dataset code.")
+    with pytest.raises(errconv.DecodeError):
+        read(b"name,price\nwidget,3\n")  # a CSV of something else
+
+
+def test_a_status_stated_as_status_code_in_prose_is_the_status() -> None:
+    text = b"Responding with error, status code: 404 (Not Found).\nDetails: no such thing here.\n"
+    assert read(text).status == 404
+    assert read({"errors": [{"message": "Supply a better header.", "statusText": "Responding with error, status code: 406 (Not Acceptable)."}]}).status == 406
+    assert read(b'<Fault><Error code="12"><Message>statusCode=403</Message><Detail>No.</Detail></Error></Fault>').status == 403
+
+
+def test_a_text_whose_first_line_is_a_status_line_is_read() -> None:
+    fault = read(b"409: Conflict\n\nYour request had an invalid session-id header.\n\nResend it with the X-Widget-Session-Id header.\n")
+    assert (fault.status, fault.param) == (409, "X-Widget-Session-Id")
+    assert read(b"404 UNKNOWN PLACE: Xyzzy\n").status == 404
+    with pytest.raises(errconv.DecodeError):
+        read(b"500 items were skipped\nall is well\n")  # a number, no status line
+
+
+def test_an_html_page_titled_with_a_number_and_its_own_words_states_it_in_both() -> None:
+    page = b"<!doctype html><html><head><title>503 Backend fetch failed</title></head><body><h1>Error 503 Backend fetch failed</h1></body></html>"
+    assert (read(page).status, str(read(page).next_step)) == (503, "wait")
+    lone = b"<!doctype html><html><head><title>503 Backend fetch failed</title></head><body><p>hello</p></body></html>"
+    with pytest.raises(errconv.DecodeError):
+        read(lone)  # the number in the title alone is not enough
+
+
+def test_an_html_page_titled_with_a_reason_phrase_alone_has_that_status() -> None:
+    page = b"<html><head><title>Unauthorized</title></head><body><h1>Unauthorized</h1>Please verify your <pre>key=</pre> parameter.</body></html>"
+    fault = read(page)
+    assert (fault.status, fault.param) == (401, "key")
+
+
+def test_an_html_page_that_says_error_in_words_with_a_move_is_read() -> None:
+    page = b"<html>\n<head><title>Response</title></head>\n<body>\n<p><strong>Error</strong>: the server is too busy to handle your request.</p>\n</body>\n</html>\n"
+    assert str(read(page).next_step) == "wait"
+    chatter = b"<html>\n<head><title>Blog</title></head>\n<body>\n<p>Error: a word we like.</p>\n</body>\n</html>\n"
+    with pytest.raises(errconv.DecodeError):
+        read(chatter)
+
+
+@pytest.mark.parametrize(
+    ("message", "status", "step"),
+    [
+        ("Server busy, please try again later.", 400, "wait"),
+        ("Something broke. Please wait a moment and try your request again.", 500, "wait"),
+        ("Access is denied. Retrying will not help.", 429, "give_up"),
+    ],
+)
+def test_an_instruction_in_the_prose_outranks_a_code(message: str, status: int, step: str) -> None:
+    fault = read({"errorCode": "ACCESS_DENIED" if step == "wait" else "RATE_LIMITED", "error": message}, status)
+    assert str(fault.next_step) == step
+
+
+def test_a_gone_endpoint_that_names_its_successor_is_fix_request() -> None:
+    fault = read(b"This endpoint is deprecated. Please rely on the new API endpoints under /v2/.", 410)
+    assert str(fault.next_step) == "fix_request"
+    assert str(read(b"This endpoint is deprecated.", 410).next_step) == "give_up"
+
+
+def test_text_in_brackets_is_not_json() -> None:
+    fault = read(b"[ERROR 400] Invalid API key.", 400)
+    assert (fault.status, str(fault.next_step)) == (400, "give_up")
+    with pytest.raises(errconv.DecodeError, match="not valid JSON"):
+        read(b"[true, 1", 400)  # a word JSON knows: JSON cut short, refused as before
+
+
+@pytest.mark.parametrize(
+    ("message", "seconds"),
+    [
+        ("rate limited, try again in 15.314237833 secs", 16),
+        ("attempt 20 limit 10 - retry in 43074 millis", 44),
+        ("Request limit reached. Please retry after one minute.", 60),
+    ],
+)
+def test_prose_delays_in_more_spellings(message: str, seconds: int) -> None:
+    assert read({"msg": message, "result": "error"}, 429).retry_after_seconds == seconds
+
+
+def test_a_too_many_request_code_in_the_singular_is_a_rate_limit() -> None:
+    assert str(read({"errorCode": "TooManyRequestError", "message": "slow"}, 400).next_step) == "wait"
+
+
+def test_a_proxied_error_body_inside_a_string_is_read() -> None:
+    inner = json.dumps({"errcode": "UPSTREAM_BUSY", "retry_after_ms": 2500})
+    fault = read({"errcode": "OUTER", "error": inner}, 429)
+    assert (fault.code, fault.retry_after_seconds) == ("OUTER", 3)
+
+
+def test_member_spellings_for_status_code_and_message() -> None:
+    assert read({"cod": 429, "message": "slow down"}).status == 429
+    assert read({"error": {"message": "boom", "http-code": 500}}).status == 500
+    assert read({"Code": "bad_request.thing", "Message": "Thing is not authorised", "Errors": [{"ErrorCode": "X.Y.Z"}]}).code == "bad_request.thing"
+    naver = read({"message": "Authentication failed", "resultcode": "024"})
+    assert (naver.code, str(naver.next_step)) == ("024", "give_up")
+    assert read({"status_code": 7, "status_message": "Invalid page: pages start at 1."}).code == "7"
+    assert read({"status": "The API key is invalid.", "status_code": "K0001"}).code == "K0001"
+
+
+def test_a_zero_result_code_is_success_not_a_code() -> None:
+    with pytest.raises(errconv.DecodeError):
+        read({"message": "ok", "resultcode": "00"})
+
+
+def test_failure_flags_and_self_named_error_values_make_an_error_body() -> None:
+    omdb = read({"Response": "False", "Error": "Movie not found!"})
+    assert (omdb.detail, str(omdb.next_step)) == ("Movie not found!", "give_up")
+    assert read({"status": 0, "request": "ERROR_ZERO_BALANCE"}).code == "ERROR_ZERO_BALANCE"
+    assert str(read({"status": 0, "request": "ERROR_ZERO_BALANCE"}).next_step) == "give_up"
+    assert read({"meta": {"rc": "error", "msg": "Login refused: invalid credentials"}, "data": []}).detail.startswith("Login refused")
+    assert read({"err": "Unable to proxy the request", "details": "page not found"}).status == 404
+    assert str(read({"status": "not enough lines [table=t]"}).next_step) == "fix_request"
+
+
+def test_a_list_of_one_failed_entry_is_an_error_body() -> None:
+    body = {"data": [{"code": "INVALID_DATA", "details": {"expected_data_type": "jsonarray", "api_name": "Tags"}, "message": "invalid data", "status": "error"}]}
+    fault = read(body)
+    assert (fault.code, fault.param) == ("INVALID_DATA", "Tags")  # a map naming its field is no map of fields
+    with pytest.raises(errconv.DecodeError):
+        read({"data": [{"code": "SUCCESS", "message": "record added", "status": "success"}]})
+
+
+def test_a_named_error_outranks_a_minus_one_flag() -> None:
+    assert read({"status": "error", "code": -1, "name": "Invalid_Key", "message": "Invalid API key"}).code == "Invalid_Key"
+    assert read({"status": "error", "code": -1, "message": "Timeout"}, 408).code == "-1"  # alone, -1 is the code
+
+
+def test_a_field_entry_reason_yields_to_the_response_code() -> None:
+    body = {"type": "invalid_arguments", "message": "invalid argument(s)", "details": [{"argument_name": "size", "reason": "required"}]}
+    fault = read(body, 400)
+    assert (fault.code, fault.param) == ("invalid_arguments", "size")
+
+
+def test_a_nested_http_status_is_no_code_and_extended_payload_is_read() -> None:
+    body = {"statusCode": 400, "errorType": "DEVICE_COMMUNICATION_ERROR", "message": "", "extendedPayload": {"httpStatusCode": "NotFound", "code": "404", "reason": "DEVICE_OFFLINE"}}
+    fault = read(body)
+    assert (fault.status, fault.code, str(fault.next_step)) == (400, "DEVICE_OFFLINE", "wait")
+
+
+def test_an_extra_block_holds_the_delay() -> None:
+    assert read({"error": "Too many requests", "error_extra": {"retry_after": 66}, "http_code": 429}).retry_after_seconds == 66
+
+
+def test_a_quoted_name_outranks_an_unquoted_one_and_fluentvalidation_names_are_camel_case() -> None:
+    assert read({"error": "Invalid 'key' field: invalid key format"}, 400).param == "key"
+    body = [{"propertyName": "RootFolder.Path", "errorMessage": "Path is already configured", "attemptedValue": "x"}]
+    assert read(body).param == "rootFolder.path"
+
+
+def test_an_incident_id_is_no_code() -> None:
+    assert read({"error_id": "66d2544e57004d5695fb93b9b3cd5524", "message": "internal error", "status": 500}).code is None
+
+
+def test_a_bearer_challenge_code_says_where_it_came_from() -> None:
+    response = b'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nWWW-Authenticate: Bearer error="invalid_token"\r\n\r\n{"error": "The access token is invalid"}'
+    fault = errconv.decode(response)
+    assert fault.code == "invalid_token"
+    assert evidence(fault)["code"] == "header WWW-Authenticate"
+
+
+def test_a_named_error_tag_outranks_a_numbered_code() -> None:
+    assert read({"error": "Too many requests", "error_code": 35, "error_tag": "LIMITS_HIT", "http_code": 429}).code == "LIMITS_HIT"
+
+
+def test_an_xml_symbol_element_is_the_code() -> None:
+    fault = read(b"<?xml version=\"1.0\"?>\n<error>\n  <symbol>not_found</symbol>\n  <description>No such account</description>\n</error>\n")
+    assert (fault.code, str(fault.next_step)) == ("not_found", "give_up")
+
+
+def test_a_message_key_naming_an_error_is_the_code() -> None:
+    assert read({"id": "api.context.permissions.app_error", "message": "No.", "status_code": 403}).code == "api.context.permissions.app_error"
+    assert read({"meta": {"rc": "error", "msg": "api.err.Invalid"}, "data": []}).code == "api.err.Invalid"
+    assert read({"id": "shop.orders.list", "message": "No.", "status_code": 403}).code is None  # a key naming no error
+
+
+def test_the_one_member_wrapping_an_error_names_it() -> None:
+    assert read({"itemNotFound": {"message": "Volume 1 could not be found.", "code": 404}}).code == "itemNotFound"
+    assert read({"widget": {"message": "hello", "code": 404}}).code is None  # a name with no meaning
+
+
+def test_a_status_code_that_is_no_http_status_is_the_code() -> None:
+    assert read({"statusCode": 190, "message": "Too Many Requests", "body": {}}, 429).code == "190"
+
+
+def test_hours_of_half_a_day_or_more_are_a_long_period() -> None:
+    message = "Too many requests. Accounts are limited to 500 requests over a 24 hour period."
+    assert str(read({"status": "error", "code": "rateLimited", "message": message}, 429).next_step) == "give_up"
+    assert str(read({"status": "error", "code": "rateLimited", "message": "Limited to 5 requests per hour."}, 429).next_step) == "wait"
+
+
+@pytest.mark.parametrize("message", ["No such column 'foo' on sobject of type Bar", "Provided external ID field does not exist or is not accessible: rid"])
+def test_a_field_that_does_not_exist_is_a_request_to_fix(message: str) -> None:
+    assert str(read([{"message": message, "errorCode": "NOT_FOUND"}], 404).next_step) == "fix_request"

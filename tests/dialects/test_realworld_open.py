@@ -40,11 +40,12 @@ import errconv
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "realworld_open"
 # Every half present, in the order they were gathered: round 1 (rules, heldout), round 2
-# (r2_rules, r2_heldout; issue 28).
+# (r2_rules, r2_heldout; issue 28), round 3 (r3_rules, r3_heldout; folded in with r2_heldout).
 HALVES = tuple(h for h in ("rules", "heldout", "r2_rules", "r2_heldout", "r3_rules", "r3_heldout") if (ROOT / h).is_dir())
 # Halves gathered and (for the held-out ones) scored blind once, whose fold-in, rules
 # written from them so that none of their stated facts is contradicted, is still to do
 # (issue 28): kept with their provenance and checked for form, not scored in-sample yet.
+# (r2_heldout, r3_heldout and r3_rules waited here until their fold-in; none waits now.)
 PENDING = ROOT / "pending"
 PENDING_HALVES = tuple(sorted(p.name for p in PENDING.iterdir() if p.is_dir())) if PENDING.is_dir() else ()
 FACTS = ("status", "code", "next_step", "retry_after_seconds", "param")
@@ -65,9 +66,11 @@ FROZEN_HELDOUT = (
 # message starts "FREEZE round 2 rules", before any rule saw it. The integrator fills this
 # in with that one score (facts, next steps, and the precision of moves not assumed), and
 # it is never recomputed.
-# Round 3: no round-3 rules were written this session, so r3_heldout (gathered blind, its
-# services apart from every other half) was scored once against the same frozen round-2
-# rules (b547557, unchanged in the general reader since): a second blind figure of them.
+# Round 3: no round-3 rules were written before it was scored, so r3_heldout (gathered
+# blind, its services apart from every other half) was scored once against the same frozen
+# round-2 rules (b547557): a second blind figure of them. Both held-out halves have been folded
+# in since (rules written from them; tests/realworld_open/scored/ keeps what the scorer printed
+# then): these two figures stay as recorded, and the in-sample rows below are not blind.
 FROZEN_R3_HELDOUT = (
     "round 3 generalisation figure (r3_heldout against the rules frozen at b547557, scored blind once): "
     "163 captures, 60 services: facts 242/399 (60.7%), next steps 100/163 (61.3%), "

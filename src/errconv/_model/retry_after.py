@@ -213,13 +213,15 @@ def reset_delay(value: str, current: Callable[[], float], cap: int = MAX_RETRY_A
 
 # Units of a delay in prose, to seconds.
 _PROSE_UNITS = {
-    "ms": 0.001, "msec": 0.001, "msecs": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
+    "ms": 0.001, "msec": 0.001, "msecs": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "millis": 0.001,
     "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0,
     "m": 60.0, "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0,
     "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0, "hours": 3600.0,
 }  # fmt: skip
-_UNIT = r"(ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b"
-_AMOUNT = r"(\d{1,9}(?:\.\d{1,6})?)\s?"
+# (`millis`: Java's spelling, SmartThings' "retry in 43074 millis".)
+_UNIT = r"(ms|msecs?|milliseconds?|millis|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b"
+# (Up to nine decimals: Zulip's "try again in 15.314237833 secs".)
+_AMOUNT = r"(\d{1,9}(?:\.\d{1,9})?)\s?"
 # An amount with a unit after a word that makes it a wait: "retry after 3 seconds", "try
 # again in 20s", "after 49 seconds", "in 600ms", "wait 5 minutes", "available in 2 min".
 # A bare "in 5 minutes" needs a retry word somewhere before it in the same sentence.
@@ -235,6 +237,8 @@ _PROSE_GO = re.compile(r"(?i)\b(?:retry|again|wait|after|in)\s+(?:(\d{1,4})h)?(?
 _WAIT_CONTEXT = re.compile(r"(?i)retry|try again|try later|again|wait|rate|limit|throttl|slow down|available|cool")
 # "timed out after 30 seconds", "failed after 3 attempts": what happened, not when to come back.
 _ELAPSED = re.compile(r"(?i)\b(?:timed? ?out|failed|closed|aborted|expired|stopped|killed|terminated)\b")
+# "after one minute", "in one second": one spelt out, right after a wait word.
+_ONE = re.compile(r"(?i)\b(retry after|try again in|again after|wait|retry in)\s+one\s+(second|minute|hour)\b")
 _MAX_PROSE = 4096  # characters of prose read: a delay is stated early, and regexes stay cheap
 
 
@@ -256,6 +260,8 @@ def prose_delay(text: str, cap: int = MAX_RETRY_AFTER_SECONDS) -> tuple[int, str
     True
     """
     text = text[:_MAX_PROSE]
+    if _ONE.search(text) is not None:
+        text = _ONE.sub(r"\1 1 \2", text)  # "retry after one minute" (Tencent's): the amount as a digit
     for m in _PROSE.finditer(text):
         word = m.group(0).split(None, 1)[0].lower()
         if word in ("in", "for", "within") and not _WAIT_CONTEXT.search(text, 0, m.end()):

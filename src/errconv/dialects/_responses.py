@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
+import msgspec
+
 from .._model.errors import DecodeError, shorten
 from .._model.fault import Fault, scrubbed
 from .._model.limits import DEFAULT_LIMITS, MAX_RETRY_AFTER_SECONDS, Limits
@@ -462,7 +464,7 @@ def read_body(
             body = body.decode("utf-8", "replace").encode("utf-8")
         stripped = body.strip()
         json_like = media.endswith("json") or not media or media == "text/plain"
-        if stripped[:1] in (b"{", b"[") and json_like:
+        if stripped[:1] in (b"{", b"[") and json_like and not _bracketed_text(stripped):
             value = read_json(stripped, reading.limits, "the response body")
         elif media == _FORM and stripped:
             value = _form_fields(stripped)
@@ -487,6 +489,16 @@ def read_body(
     if dialect.form == "json" and is_json:
         return decode_json(dialect, reading, value=value)
     return dialect.decode(original if dialect.form == "bytes" else body, reading)  # a bytes dialect, or a json one that reads other bytes too
+
+
+_BRACKET_WORD = re.compile(rb"\[\s*([A-Za-z]{1,16})")
+
+
+def _bracketed_text(body: bytes) -> bool:
+    """Whether a body that opens with `[` is text no JSON could be ("[ERROR 400] Invalid
+    API key", Pixabay's): a word other than true, false or null right after the bracket."""
+    m = _BRACKET_WORD.match(body)
+    return m is not None and m.group(1) not in (b"true", b"false", b"null")
 
 
 def _candidates(is_json: bool, has_body: bool, ok: bool) -> tuple[Dialect, ...]:
@@ -538,6 +550,10 @@ def _with_headers(fault: Fault, headers: Headers) -> Fault:
             m = _CHALLENGE_ERROR.search(challenge)
             if m is not None:
                 changes["code"] = m.group(1) or m.group(2)
+                origin = fault.origin
+                if origin is not None and origin.evidence:
+                    # A body reader that says where each fact came from (general's) is told this one's source too.
+                    changes["origin"] = msgspec.structs.replace(origin, evidence=(*origin.evidence, ("code", "header WWW-Authenticate")))
     grpc_status = headers.get("grpc-status")
     if grpc_status is not None and _GRPC_STATUS.fullmatch(grpc_status.strip()):
         code: CodeValue = valid_code(int(grpc_status))

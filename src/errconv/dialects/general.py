@@ -48,7 +48,7 @@ from .. import _vocabulary as vocab
 from .._model.errors import DecodeError, shorten
 from .._model.fault import Basis, Fault, Violation
 from .._model.retry_after import parse_http_date, parse_timestamp, prose_delay, read_retry_after, whole
-from ..codes import NextStep, code_for_http, infer_next_step
+from ..codes import REASON_PHRASES, NextStep, code_for_http, infer_next_step
 from ._base import Dialect, HttpInfo
 from ._common import STEP_ALIASES, Reading
 from ._pointer import pointer_to_field
@@ -66,7 +66,17 @@ _ID_LIKE = re.compile(r"[0-9a-fA-F]{8}-|[0-9a-fA-F]{16,}")
 _ERROR_CLASS = re.compile(r"(?:error|exception|fault)$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$", re.IGNORECASE)
 # Values of a code member that name no error in particular.
 _UPPER_CODE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+# A dotted message key whose parts name an error: "api.err.Invalid", "api.context.permissions.app_error".
+_I18N_KEY = re.compile(r"[a-z][a-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*){2,8}")
+
+
+def _names_an_error_key(raw: str) -> bool:
+    return any(part in ("err", "error", "errors") or part.endswith("_error") for part in raw.lower().split("."))
+
+
 _RETURN_CODES = frozenset(("retCode", "ret_code", "returnCode", "return_code", "errcode", "errno"))
+# Members naming an HTTP status, beside which a nested `code` of three digits is that status.
+_NESTED_STATUS = frozenset(("httpStatusCode", "http_status_code", "httpStatus", "http_status", "statusCode", "status_code"))
 # A code written as the first of a list of messages: Kraken's ["EAPI:Invalid key"], a
 # category, a colon and the error's words.
 _PREFIXED_CODE = re.compile(r"[A-Z][A-Za-z]{1,15}:[A-Za-z][A-Za-z0-9 ._-]{0,60}")
@@ -80,12 +90,12 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
     keys = obj.keys()
     if not keys.isdisjoint(_ERROR_ONLY):
         return True
-    if any(_valid_status(obj.get(name)) is not None for name in vocab.STATUS_MEMBERS[:12] if name in obj):
+    if any(_valid_status(obj.get(name)) is not None for name in _STATUS_ONLY if name in obj):
         return True
     for wrapper in ("meta", "error", "status", "response"):
         inner = obj.get(wrapper)
         # Giphy's {"data": [], "meta": {"status": 429, "msg": ...}}: a status one level down.
-        if type(inner) is dict and any(_valid_status(inner.get(name)) is not None for name in vocab.STATUS_MEMBERS[:12] if name in inner):
+        if type(inner) is dict and any(_valid_status(inner.get(name)) is not None for name in _STATUS_ONLY if name in inner):
             return True
     if len(obj) == 1:
         (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
@@ -96,17 +106,47 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
             if next(iter(keys)) in ("status", "error", "fault") and not inner.keys().isdisjoint(_MESSAGE_NAMES):
                 return True  # GeoNames' {"status": {"message": ..., "value": 18}}
             return _looks_like_an_error_inner(inner)
+        # Zoho's {"data": [{"code": "INVALID_DATA", "message": ..., "status": "error"}]}: the
+        # one member a list of entries, the first an error that says so.
+        if type(inner) is list and inner and type(inner[0]) is dict:
+            entry = inner[0]
+            return type(entry.get("status")) is str and entry["status"].lower() in _FAILED and _looks_like_an_error_inner(entry)
         return False
-    # CryptoCompare's {"Response": "Error", "Message": ...}: a member that says error, beside a message.
-    for name in ("Response", "response", "result", "Result", "status", "Status"):
-        if type(obj.get(name)) is str and obj[name].lower() in ("error", "fail", "failed", "failure") and not keys.isdisjoint(_MESSAGE_NAMES):
-            return True
+    # CryptoCompare's {"Response": "Error", "Message": ...}: a member that says error, beside
+    # a message (OMDb's {"Response": "False", "Error": "..."}; UniFi's in its `meta`).
+    for holder in (obj, obj.get("meta")):
+        if type(holder) is not dict:
+            continue
+        for name in _FLAGS:
+            if type(holder.get(name)) is str and holder[name].lower() in _FAILED and not holder.keys().isdisjoint(_MESSAGE_NAMES | {"Error", "error"}):
+                return True
+    # A value that names itself an error (2captcha's {"status": 0, "request": "ERROR_ZERO_BALANCE"}).
+    if any(type(v) is str and _ERROR_TOKEN.fullmatch(v) for v in obj.values()):
+        return True
+    # A `status` in prose whose words the vocabulary knows (QuestDB's {"status": "not enough
+    # lines [table=t]"}, Seniverse's "The API key is invalid."): the message of an error.
+    said = obj.get("status")
+    if type(said) is str and " " in said.strip() and _prose_status_message(said):
+        return True
     # Bybit's and others' {"retCode": 10006, "retMsg": ...}: a nonzero return code beside a message.
-    for name in ("retCode", "ret_code", "returnCode", "return_code"):
+    for name in ("retCode", "ret_code", "returnCode", "return_code", "resultcode", "resultCode", "result_code"):
         raw = obj.get(name)
-        if raw is not None and raw not in (0, "0") and not keys.isdisjoint(_RETURN_MESSAGES):
+        if raw is not None and not _success_code(raw) and not keys.isdisjoint(_RETURN_MESSAGES):
             return True
     return _looks_like_an_error_inner(obj)
+
+
+def _success_code(raw: Any) -> bool:
+    """A return code of zero (`0`, `"0"`, `"00"`): success."""
+    return raw == 0 if type(raw) is int else type(raw) is str and raw.strip("0") == "" and raw != ""
+
+
+def _prose_status_message(text: str) -> bool:
+    """Whether a `status` holding prose is an error's message: its words mean something."""
+    if text.strip().lower() in ("ok", "success", "succeeded"):
+        return False
+    meaning = vocab.meaning_of(vocab.words(text))
+    return meaning is not None
 
 
 _RETURN_MESSAGES = frozenset(("retMsg", "ret_msg", "returnMsg", "return_msg", "message", "msg"))
@@ -129,6 +169,8 @@ def _looks_like_an_error_inner(obj: dict[str, Any]) -> bool:
     return False
 
 
+# The members that make a list entry a field's own (its code is the field's reason).
+_ENTRY_PARAMS_NAMED = frozenset(("field", "param", "parameter", "property", "propertyName", "fieldName", "field_name", "argument_name", "argumentName", "loc", "pointer"))
 _ENTRY_PARAMS_FIRST = frozenset(("field", "property", "param", "parameter", "path", "loc", "pointer", "propertyName", "fieldName", "field_name"))
 
 
@@ -136,10 +178,20 @@ _ERROR_ONLY = frozenset(
     ("error", "errors", "fault", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_message",
      "errorMessage", "ErrorMessage", "error_description", "error_type", "errorType", "errorMessages", "exception",
      "err-code", "err-msg", "errcode", "errmsg", "errorNum",
+     # Portainer's {"err": ..., "details": ...}; a SOAP-minded {"Fault": {"Error": [...]}}.
+     "err", "Fault",
      *vocab.RETRYABLE_MEMBERS, *(name for name, _ in vocab.DELAY_MEMBERS if name not in ("wait", "backoff", "cooldown"))),
 )  # fmt: skip
-_CODE_NAMES = frozenset(("code", "status", "statusCode", "status_code", "reason", "type"))
-_MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details", "Message"))
+_CODE_NAMES = frozenset(("code", "status", "statusCode", "status_code", "reason", "type", "Code"))
+_MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details", "Message", "status_message", "statusMessage"))
+# A value that names itself an error: 2captcha's `"request": "ERROR_ZERO_BALANCE"`.
+_ERROR_TOKEN = re.compile(r"(?:ERR|ERROR)_[A-Z0-9]+(?:_[A-Z0-9]+)*")
+# Members whose value says the call failed (CryptoCompare's `"Response": "Error"`, OMDb's
+# `"Response": "False"`, UniFi's `"rc": "error"`), and the values that say so.
+_FLAGS = ("Response", "response", "result", "Result", "status", "Status", "rc", "success")
+_FAILED = frozenset(("error", "fail", "failed", "failure", "false"))
+# The status members that only ever hold a status (not `code`, which may be the service's).
+_STATUS_ONLY = tuple(name for name in vocab.STATUS_MEMBERS if name not in ("code", "error_code", "errorCode"))
 _TAGS = re.compile(r"<[^>]{0,2000}>")
 _SCRIPT = re.compile(r"(?is)<(script|style|title)\b.*?</\1\s*>")  # the title leads the prose once, not twice
 _SPACE = re.compile(r"\s+")
@@ -187,8 +239,14 @@ class General(Dialect):
                 return 0.0
             if status is None and http is None and _html_status(bytes(value)) is not None:
                 return FALLBACK  # an error page whose title states its status (nginx's "502 Bad Gateway")
+            if status is None and http is None and _html_states_error(bytes(value)):
+                return FALLBACK  # a page that says "Error: ..." in words with a move (Overpass's "server is too busy")
             if _xml_error(bytes(value)) is not None:
                 return FALLBACK  # an XML error element: <err code="98" msg="..."/>, <error code="10">...</error>
+            if status is None and _csv_error(bytes(value)) is not None:
+                return FALLBACK  # a CSV error: "code,message" over one row
+            if status is None and http is None and _first_line_status(bytes(value)) is not None:
+                return FALLBACK  # text whose first line states an error status ("409: Conflict", "status code: 404")
             if status is None and (http is not None or len(value) > _MAX_BARE_TEXT or b"\n" in value.strip()):
                 return 0.0  # bare text with no status: only one short line of an error's prose
             try:
@@ -248,6 +306,8 @@ def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
             continue
         for name in vocab.CONTAINERS:
             child = node.get(name)
+            if type(child) is str:
+                child = _embedded(child)  # another service's error body as a string (a proxy's)
             if type(child) is dict or (type(child) is list and child):
                 queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
         # The only member being an object ({"detail": {...}}) is a container too.
@@ -256,6 +316,23 @@ def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
             if type(child) is dict and name not in vocab.CONTAINERS:
                 queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
     return out
+
+
+_EMBEDDED_MAX = 4096
+
+
+def _embedded(text: str) -> dict[str, Any] | None:
+    """A JSON object written as a string, as a proxy passes on another service's error
+    (Synapse's {"errcode": "M_UNKNOWN", "error": "{\\"errcode\\": \\"M_LIMIT_EXCEEDED\\", ...}"}),
+    or None."""
+    text = text.strip()
+    if not (text[:1] == "{" and text[-1:] == "}" and len(text) <= _EMBEDDED_MAX):
+        return None
+    try:
+        value = msgspec.json.decode(text)
+    except (msgspec.DecodeError, ValueError, RecursionError):
+        return None
+    return value if type(value) is dict else None
 
 
 def _escape(name: str) -> str:
@@ -363,14 +440,24 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 raw = raw.rstrip("/.") or raw  # Dropbox's "too_many_write_operations/.": the path's end marks
             if name == "Type" and type(raw) is not int and (type(raw) is not str or not _UPPER_CODE.fullmatch(raw)):
                 continue  # CryptoCompare's numbered Type; a capitalised type word is a record's kind
-            if name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
+            if name == "id" and type(raw) is str and _I18N_KEY.fullmatch(raw) and _names_an_error_key(raw):
+                pass  # a message key naming an error (Mattermost's "api.context.permissions.app_error")
+            elif name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
-            if name == "name" and not _ERROR_CLASS.search(raw):
-                continue  # a field's or a resource's name, unless it names an error class
+            if name in ("error_id", "errorId") and type(raw) is str and _ID_LIKE.match(raw):
+                continue  # an incident's id (Zenodo's 32 hex digits), not a code
+            if name == "name" and not _ERROR_CLASS.search(raw) and not (_TOKEN.fullmatch(raw) and "_" in raw and vocab.meaning_of(vocab.words(raw)) is not None):
+                continue  # a field's or a resource's name, unless it names an error class (or a known error: Mandrill's Invalid_Key)
             if name == "label" and (type(raw) is not str or not _UPPER_CODE.fullmatch(raw)):
                 continue  # a label is a code only as one (Gate.io's INVALID_KEY)
             if name in _RETURN_CODES and raw in (0, "0"):
                 continue  # a return code of 0 is success
+            if name in ("resultcode", "resultCode", "result_code") and _success_code(raw):
+                continue  # Naver's "00"
+            if name in ("code", "Code") and raw in (-1, "-1") and type(obj.get("name")) is str and _TOKEN.fullmatch(obj["name"]):
+                continue  # a -1 beside a named error is only a failure flag (Mandrill's code -1, name Invalid_Key)
+            if pointer and name in ("code", "Code") and _valid_status(raw) is not None and not obj.keys().isdisjoint(_NESTED_STATUS):
+                continue  # a nested code beside an HTTP status member is that call's status (ViCare's extendedPayload)
             token = _token(raw)
             if token is None:
                 continue
@@ -387,6 +474,15 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 token = _token(raw)
                 if token is not None:
                     candidates.append((token, f"{pointer}/{_escape(name)}"))
+            elif name in ("status_code", "statusCode") and type(raw) is int and _valid_status(raw) is None and raw not in (0, 200):
+                candidates.append((str(raw), f"{pointer}/{_escape(name)}"))  # TMDB's "status_code": 25, SwitchBot's "statusCode": 190
+    for pointer, obj in objects:
+        # A value that names itself an error, under any name (2captcha's "request": "ERROR_ZERO_BALANCE").
+        if not pointer:
+            for name, raw in obj.items():
+                if type(raw) is str and _ERROR_TOKEN.fullmatch(raw) and name not in vocab.CODE_MEMBERS:
+                    candidates.append((raw, f"/{_escape(name)}"))
+                    break
     for pointer, obj in objects:
         # GeoNames' {"status": {"message": ..., "value": 18}}: the number beside the message
         # of a status object is the service's code.
@@ -396,6 +492,24 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             raw = obj.get(name)
             if type(raw) is list and raw and type(raw[0]) is str and _PREFIXED_CODE.fullmatch(raw[0]):
                 candidates.append((raw[0], f"{pointer}/{name}/0"))
+    # A message that is itself a message key naming an error (UniFi's "msg": "api.err.Invalid"):
+    # the key is the code. And a body whose one member wraps the error under its name
+    # (OpenStack's {"itemNotFound": {"message": ..., "code": 404}}): the name is the code.
+    for pointer, obj in objects[:4]:
+        for name in ("msg", "message", "error"):
+            raw = obj.get(name)
+            if type(raw) is str and _I18N_KEY.fullmatch(raw) and _names_an_error_key(raw):
+                candidates.append((raw, f"{pointer}/{_escape(name)}"))
+    if type(value) is dict and len(value) == 1:
+        (wrapper, inner), = value.items()
+        if type(inner) is dict and wrapper not in vocab.CONTAINERS and _TOKEN.fullmatch(wrapper) and not inner.keys().isdisjoint(_MESSAGE_NAMES) and vocab.meaning_of(vocab.words(wrapper)) is not None:
+            candidates.append((wrapper, "the member name /" + _escape(wrapper)))
+    if len(candidates) > 1:
+        # A code inside an entry that names a field is that field's reason (Scaleway's
+        # details[].reason "required" under type "invalid_arguments"): the response's own
+        # code, outside such entries, comes first.
+        entries = {p for p, o in objects if p[-1:].isdigit() and not o.keys().isdisjoint(_ENTRY_PARAMS_NAMED)}
+        candidates.sort(key=lambda c: any(c[1].startswith(e + "/") for e in entries))
     if candidates:
         code, code_at = candidates[0]
         found.took("code", code_at)
@@ -404,16 +518,16 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
     message: str | None = None
     message_at = ""
     token_only: tuple[str, str] | None = None
-    for name in (*vocab.MESSAGE_MEMBERS, "error", "errors", "errorMessages", "error_messages", "result"):
+    for name in (*vocab.MESSAGE_MEMBERS, "error", "Error", "err", "errors", "errorMessages", "error_messages", "result", "status"):
         for pointer, obj in objects:
             raw = obj.get(name)
             if type(raw) is list and raw and type(raw[0]) is str:
                 raw, at = raw[0], f"{pointer}/{_escape(name)}/0"
             else:
                 at = f"{pointer}/{_escape(name)}"
-            if type(raw) is str and raw.strip() and (name != "error" or _token(raw) is None or " " in raw):
-                if name == "result" and " " not in raw.strip():
-                    continue  # a `result` is a message only as prose (Etherscan's), never a value
+            if type(raw) is str and raw.strip() and (name != "error" or _token(raw) is None or " " in raw) and _embedded(raw) is None:
+                if name in ("result", "status") and " " not in raw.strip():
+                    continue  # a `result` or a `status` is a message only as prose (Etherscan's, QuestDB's), never a value
                 if (" " not in raw.strip() and raw.strip().upper() == raw.strip()) or vocab.is_generic(raw):
                     # A shout with no words ("NOTOK", "ERROR") or a reason phrase ("Bad
                     # Request") says nothing the status does not: prose under another name
@@ -435,6 +549,16 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
         prose_status = vocab.status_in_prose(message)
         if prose_status is not None:
             body_status, status_at = prose_status, f"prose {message_at}"
+    if body_status is None and wire_status is None:
+        # A status stated inside prose as a key and its value, in any member ("statusText":
+        # "Responding with error, status code: 406 (Not Acceptable).", TeamCity's).
+        for pointer, obj in objects[:8]:
+            for name, raw in obj.items():
+                if type(raw) is str and (said_status := vocab.status_stated(raw)) is not None:
+                    body_status, status_at = said_status, f"prose {pointer}/{_escape(name)}"
+                    break
+            if body_status is not None:
+                break
 
     # Violations and the parameter.
     violations, param, param_at = _violations(value, objects, reading)
@@ -623,6 +747,14 @@ def _settle(
         # 4xx off its own move: only a phrase that names the meaning does (issue 27).
         reading.notes += (f"{meaning_from} is one word, too weak to move HTTP {status}; the status decides",)
         step = None
+    instructed = vocab.step_stated(prose_words) if stated is None and prose_words else None
+    if instructed is not None and step is not instructed[0]:
+        # An instruction in the prose ("please try again later", "retrying will not help")
+        # outranks a code's words and the wire: it says what to do, not what went wrong.
+        # (Where the words already say the same, they keep their account.)
+        if step is not None:
+            reading.notes += (f"{meaning_from} says {step}; the prose's {instructed[1]!r} says {instructed[0]} and wins",)
+        step, meaning_from, from_message = instructed[0], f"prose {instructed[1]!r}", False
     if stated is not None:
         if step is not None and step != stated:
             reading.notes += (f"{meaning_from} says {step}; the stated {stated} wins",)
@@ -777,6 +909,10 @@ def _violations(
                     got = _first([(f"{at}/{i}", entry)], vocab.ENTRY_PARAM_MEMBERS, _param_value)
                     if got is None:
                         continue
+                    if "attemptedValue" in entry and got[1].endswith("/propertyName"):
+                        # FluentValidation's failure ({"propertyName": "Path", "attemptedValue": ...})
+                        # names the .NET property; the request's JSON field is its camelCase ("path").
+                        got = ".".join(part[:1].lower() + part[1:] for part in got[0].split(".")), got[1]
                     if len(out) >= limit:
                         raise DecodeError(f"more than {limit} violations (Limits.max_violations)")
                     text = next((entry[m] for m in ("message", "msg", "description", "detail") if type(entry.get(m)) is str), "")
@@ -786,7 +922,9 @@ def _violations(
                         first = got
                 if out and first is not None:
                     return tuple(out), first[0], first[1]
-            elif type(raw) is dict and raw and name != "error" and not _names_a_resource(raw):
+            elif type(raw) is dict and raw and name != "error" and not _names_a_resource(raw) and raw.keys().isdisjoint(vocab.PARAM_MEMBERS):
+                # (A map with a member naming the field, Zoho's {"api_name": "Destination",
+                # "expected_data_type": ...}, describes one violation: not fields to messages.)
                 messages = [(k, _messages_of(v)) for k, v in raw.items()]
                 if all(m is not None for _, m in messages) and all(_field_like(k) for k, _ in messages):
                     if len(messages) > limit:
@@ -861,10 +999,16 @@ _PROSE_PARAMS = (
     # class-validator's messages (NestJS: "id must be a UUID", "name should not be empty"),
     # the field first and alone.
     re.compile(r"^([a-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*) (?:must|should) (?:be|not|contain|have|match|only)\b"),
-    # A header the message names ("Shared secret is required in x-api-key header.", Etsy's 403).
+    # A header the message names ("Shared secret is required in x-api-key header.", Etsy's 403);
+    # an X- header by its full name first ("get its X-Transmission-Session-Id header", after
+    # "an invalid session-id header", which only describes it), a quoted one ("'Accept' header").
+    re.compile(r"\b(?:in|the|missing|invalid|its|your|an?|updated|correct) ([Xx]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*) header\b"),
+    re.compile(r"[`'\"]([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)[`'\"] header\b"),
     re.compile(r"\b(?:in|the|missing|invalid) ([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+) header\b"),
     # "Please add a username to each call" (GeoNames): what the request must carry.
     re.compile(r"(?i)\b(?:add|provide|specify|include|supply|pass) (?:a |an |the |your )?(" + _IDENT + r") (?:parameter|param|field|argument|to (?:each|every|the|your|this) (?:call|request)s?)\b"),
+    # "Please verify your key= parameter" (Steam's 401 page): a query parameter by its `name=`.
+    re.compile(r"(?i)\b(?:verify|check|correct|fix) (?:the |your )?(" + _IDENT + r")= ?(?:parameter|param|argument)\b"),
 )
 
 
@@ -881,13 +1025,17 @@ def prose_param(text: str) -> str | None:
     True
     """
     text = text[:1024]
+    unquoted = None
     for pattern in _PROSE_PARAMS:
         for m in pattern.finditer(text):
-            # A name in quotes is the field, whatever the word ("The property, 'to', ...").
+            # A name in quotes is the field, whatever the word ("The property, 'to', ..."), and
+            # outranks one without ("Invalid 'key' field: invalid key format" names `key`).
             quoted = m.end(1) < len(text) and text[m.end(1)] in "`'\""
-            if quoted or m.group(1).lower() not in _NOT_NAMES:
+            if quoted:
                 return m.group(1)
-    return None
+            if unquoted is None and m.group(1).lower() not in _NOT_NAMES:
+                unquoted = m.group(1)
+    return unquoted
 
 
 # Words a pattern may catch where a name should be ("unknown field name 'x'").
@@ -923,13 +1071,46 @@ def _html_status(body: bytes) -> int | None:
     except UnicodeDecodeError:
         return None
     said = set()
+    numbered: list[int | None] = []
     for pattern in (_TITLE, _H1):
         m = pattern.search(text)
         if m is not None:
-            status = vocab.status_in_prose(html.unescape(_TAGS.sub(" ", m.group(1))))
+            heading = _SPACE.sub(" ", html.unescape(_TAGS.sub(" ", m.group(1)))).strip()
+            status = vocab.status_in_prose(heading) or _REASON_ONLY.get(vocab.words(heading))
             if status is not None:
                 said.add(status)
+            number = _NUMBER_LED.match(heading)
+            numbered.append(int(number.group(1)) if number is not None else None)
+    if not said and len(numbered) == 2 and numbered[0] is not None and numbered[0] == numbered[1]:
+        # A status number with the server's own words, in the title and the heading alike
+        # (Varnish's "503 Backend fetch failed" over "Error 503 Backend fetch failed").
+        said.add(numbered[0])
     return said.pop() if len(said) == 1 else None
+
+
+_ERROR_LABEL = re.compile(r"\bError\s*:")
+
+
+def _html_states_error(body: bytes) -> bool:
+    """Whether an HTML page with no status says it is an error, as a label ("Error: ...")
+    beside words whose meaning has a move; a page that only mentions errors does not."""
+    head = body[:_MAX_TEXT * 4].lstrip()[:1024].lower()
+    if not (head.startswith((b"<!doctype html", b"<html", b"<head")) or b"<html" in head):
+        return False
+    try:
+        text = _prose_of(body)
+    except UnicodeDecodeError:
+        return False
+    m = _ERROR_LABEL.search(text)
+    if m is None:
+        return False
+    meaning = vocab.meaning_of(vocab.words(text[m.start() :]))
+    return meaning is not None and meaning.step is not None
+
+
+# A page titled with a reason phrase alone ("Unauthorized", Steam's): that status.
+_REASON_ONLY = {vocab.words(phrase): status for status, phrase in REASON_PHRASES.items() if status >= 400}
+_NUMBER_LED = re.compile(r"(?i)(?:error\s+)?([45][0-9][0-9])\s+[A-Za-z]")
 
 
 def _step_of(meaning: vocab.Meaning | None, words: str) -> NextStep | None:
@@ -948,6 +1129,9 @@ def _prose_says(text: str, status: int) -> bool:
     if prose_delay(text) is not None or prose_param(text) is not None:
         return True
     words = vocab.words(text)
+    said = vocab.step_stated(words)
+    if said is not None:
+        return said[0] != infer_next_step(code_for_http(status), status)[0]
     step = _step_of(vocab.meaning_of(words), words)
     if step is None:
         return False
@@ -1010,7 +1194,119 @@ def _xml_error(body: bytes) -> tuple[str | None, str | None, str] | None:
             continue
         if message is not None or code is not None:
             return code, (html.unescape(message) if message is not None else None), where
-    return None
+    return _xml_children(text)
+
+
+_CDATA = re.compile(r"<!\[CDATA\[(.{0,4000}?)\]\]>", re.DOTALL)
+# A leaf element with its text: `<code>13001</code>`, `<platformCore:code>X</platformCore:code>`.
+_XML_LEAF = re.compile(r"<(?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,60})(?:\s[^<>]{0,2000})?>([^<]{0,2000})</")
+_XML_OPEN = re.compile(r"<(?:[A-Za-z_][\w.-]{0,40}:)?([A-Za-z_][\w.-]{0,60})(?=[\s/>])([^<>]{0,2000})>")
+# Elements that only an error has (local names, lower case), and attributes that say failure.
+_XML_ERROR_ELEMENTS = frozenset(("error", "errors", "fault", "exception", "faultstring", "statusdetail"))
+_XML_FAILED_ATTR = re.compile(r"(?i)\b(?:success|issuccess)\s*=\s*\"false\"|\btype\s*=\s*\"error\"")
+# Leaf elements holding the code and the message, in order of trust (local names, lower
+# case): pagseguro's and Wolfram|Alpha's <error><code>, Moodle's <ERRORCODE>, an OCS
+# <meta><statuscode> (beside <status>failure</status>), SOAP's <faultstring> and NetSuite's
+# <platformCore:code>, Recurly's <error><symbol>not_found</symbol>; `faultcode` last (SOAP's
+# own class, "soapenv:Server").
+_XML_CODES = ("errorcode", "error_code", "code", "symbol", "statuscode", "faultcode")
+_XML_MESSAGES = ("message", "msg", "errormessage", "error_message", "description", "faultstring", "detail")
+
+
+_XML_TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]{0,100})[^<>]{0,2000}?(/?)>")
+_XML_MAX_DEPTH = 32
+_XML_UNDECLARED = re.compile(r"&(?!(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)")
+
+
+def _well_formed_enough(text: str) -> bool:
+    """Whether an XML document is one the child reader may read: no DTD, entity, comment
+    or processing instruction past the declaration, its root closed at its end, and no
+    deeper than _XML_MAX_DEPTH (a hostile or cut-short document is left to refuse)."""
+    body = text[text.find("?>") + 2 :] if text.lstrip().startswith("<?xml") else text
+    if "<!" in body.replace("<![CDATA[", "") or "<?" in body or _XML_UNDECLARED.search(body):
+        return False  # a DTD, an entity, a comment or an instruction; an entity nothing declares
+    root = _XML_TAG.search(body)
+    if root is None or root.group(1) or not body.rstrip().endswith(f"</{root.group(2)}>"):
+        return False
+    depth = 0
+    for m in _XML_TAG.finditer(body):
+        if m.group(1):
+            depth -= 1
+        elif not m.group(3):
+            depth += 1
+            if depth > _XML_MAX_DEPTH:
+                return False
+    return True
+
+
+def _xml_children(text: str) -> tuple[str | None, str | None, str] | None:
+    """An XML error written as child elements: (code, message, where) when the document
+    says it is an error (an error, fault or exception element, a failure attribute, or a
+    <status> of failure) and has a code or a message leaf; None otherwise."""
+    if not _well_formed_enough(text):
+        return None
+    text = _CDATA.sub(lambda m: html.escape(m.group(1).strip(), quote=False), text)
+    failed = _XML_FAILED_ATTR.search(text) is not None
+    if not failed:
+        for i, m in enumerate(_XML_OPEN.finditer(text)):
+            if i >= 64:
+                break
+            if m.group(1).lower() in _XML_ERROR_ELEMENTS:
+                failed = True
+                break
+    leaves: dict[str, str] = {}
+    for i, m in enumerate(_XML_LEAF.finditer(text)):
+        if i >= 64:
+            break
+        name, inner = m.group(1).lower(), html.unescape(m.group(2)).strip()
+        if inner and name not in leaves:
+            leaves[name] = inner
+    if not failed and leaves.get("status", "").lower() not in _FAILED:
+        return None
+    code = next(((leaves[n], n) for n in _XML_CODES if n in leaves and _TOKEN.fullmatch(leaves[n])), None)
+    message = next((leaves[n] for n in _XML_MESSAGES if n in leaves), None)
+    if code is None and message is None:
+        return None
+    return (code[0] if code else None), message, (f"the <{code[1]}> element" if code else "the message element")
+
+
+def _first_line_status(body: bytes) -> int | None:
+    """The error status the first line of a text body states ("409: Conflict", TeamCity's
+    "Responding with error, status code: 404 (Not Found)."), else None."""
+    line = body[:512].lstrip().split(b"\n", 1)[0]
+    try:
+        first = line.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+    return vocab.status_in_prose(first) or vocab.status_stated(first)
+
+
+_CSV_CODES = ("code", "error_code", "errorcode", "error")
+_CSV_MESSAGES = ("message", "error_message", "errormessage", "description", "detail")
+
+
+def _csv_error(body: bytes) -> tuple[str | None, str | None] | None:
+    """A CSV error body (Nasdaq Data Link's "code,message" over one row): (code, message),
+    or None for anything else."""
+    head = body[:2048].strip()
+    if head[:1] in (b"{", b"[", b"<") or b"\n" not in head:
+        return None
+    try:
+        lines = head.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+    columns = [c.strip().strip('"').lower() for c in lines[0].split(",")]
+    if not 2 <= len(columns) <= 8 or len(lines) < 2:
+        return None
+    code_col = next((columns.index(c) for c in _CSV_CODES if c in columns), None)
+    message_col = next((columns.index(c) for c in _CSV_MESSAGES if c in columns), None)
+    if code_col is None or message_col is None:
+        return None
+    row = [c.strip().strip('"') for c in lines[1].split(",", len(columns) - 1)]
+    if len(row) != len(columns):
+        return None
+    code = row[code_col] if _TOKEN.fullmatch(row[code_col]) else None
+    return code, row[message_col] or None
 
 
 def _prose_is_an_error(text: str) -> bool:
@@ -1029,6 +1325,7 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
     except UnicodeDecodeError:
         raise DecodeError("the response body is not valid UTF-8") from None
     found = _Found()
+    whole_text = text
     xml = _xml_error(body)
     code: tuple[str, str] | None = None
     if xml is not None:
@@ -1036,6 +1333,11 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
             text = _SPACE.sub(" ", xml[1]).strip()[:_MAX_TEXT]  # the element's message is the prose
         if xml[0] is not None:
             code = xml[0], xml[2]
+    elif (csv := _csv_error(body)) is not None:
+        if csv[1]:
+            text = csv[1]
+        if csv[0]:
+            code = csv[0], "the CSV body's code column"
     elif (said_code := _text_code(text)) is not None:
         code = said_code[0], f"prose {said_code[1]!r}"
     meaning = vocab.meaning_of(vocab.words(text))
@@ -1048,6 +1350,9 @@ def _decode_text(body: bytes, reading: Reading) -> Fault:
     elif (said := vocab.status_in_prose(text)) is not None:
         status = said
         found.evidence.append(("status", "prose of the body text"))
+    elif (said := vocab.status_stated(whole_text)) is not None:
+        status = said
+        found.evidence.append(("status", "prose of the body text (status code: ...)"))
     else:
         reading.inferred += ("status",)
         if meaning is not None:

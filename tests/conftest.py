@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import pathlib
 import sys
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -48,17 +49,60 @@ def pytest_configure(config: pytest.Config) -> None:
             print(f"updated golden/{case.name}/{name}")
 
 
+def _module(name: str) -> Any:
+    return next((m for full, m in sys.modules.items() if full.rpartition(".")[2] == name), None)
+
+
+def _figures() -> dict[str, Any]:
+    """What this process's tests measured, to print at the end: the real-world score's counts
+    and the open corpus's and the secret corpus's lines."""
+    score = getattr(_module("test_realworld"), "SCORE", None) or {}
+    return {
+        "realworld": {"right": score.get("right", 0), "stated": score.get("stated", 0), "services": sorted(score.get("services", ()))},
+        "lines": [*getattr(_module("test_realworld_open"), "SUMMARY", ()), *getattr(_module("test_secret_corpus"), "SUMMARY", ())],
+    }
+
+
+class _FromWorkers:
+    """Under pytest-xdist (the README's `-n 2`) the tests run in workers: each sends its
+    figures back when it finishes, and the controller prints them all."""
+
+    def __init__(self) -> None:
+        self.figures: list[dict[str, Any]] = []
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        figures = getattr(node, "workeroutput", {}).get("errconv_figures")
+        if figures:
+            self.figures.append(figures)
+
+
+_WORKERS = _FromWorkers()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if session.config.pluginmanager.hasplugin("xdist") and not hasattr(session.config, "workerinput"):
+        session.config.pluginmanager.register(_WORKERS, "errconv-figures")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: hand the figures to the controller
+        workeroutput["errconv_figures"] = _figures()
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    realworld = next((m for name, m in sys.modules.items() if name.rpartition(".")[2] == "test_realworld"), None)
-    score = getattr(realworld, "SCORE", None)
-    if score and score["stated"]:
+    every = [_figures(), *_WORKERS.figures]
+    right = sum(f["realworld"]["right"] for f in every)
+    stated = sum(f["realworld"]["stated"] for f in every)
+    services = {s for f in every for s in f["realworld"]["services"]}
+    if stated:
         terminalreporter.write_line(
-            f"real-world captures: {score['right']} of {score['stated']} stated facts read right "
-            f"({100 * score['right'] / score['stated']:.1f}%), {len(score['services'])} services"
+            f"real-world captures: {right} of {stated} stated facts read right "
+            f"({100 * right / stated:.1f}%), {len(services)} services"
         )
-    realworld_open = next((m for name, m in sys.modules.items() if name.rpartition(".")[2] == "test_realworld_open"), None)
-    for line in getattr(realworld_open, "SUMMARY", ()):
-        terminalreporter.write_line(line)
-    secret_corpus = next((m for name, m in sys.modules.items() if name.rpartition(".")[2] == "test_secret_corpus"), None)
-    for line in getattr(secret_corpus, "SUMMARY", ()):
+    lines = [line for f in every for line in f["lines"]]
+    # The blind figures first (one worker printed them), then the rest as each worker wrote it.
+    for line in sorted(lines, key=lambda line: not ("generalisation figure" in line or line.startswith("in-sample scores"))):
         terminalreporter.write_line(line)

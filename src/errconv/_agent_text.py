@@ -542,10 +542,18 @@ def _fit(text: str, room: int) -> str:
 
 
 def _map_strings(value: Any, fn: Any) -> Any:
+    """`value` with `fn` applied to every string in it, members' names too (a service's
+    alternative may be `{"Please try again later.": ...}`: the fuzz run found that name
+    quoted on a give_up). A name `fn` empties is shown as an ellipsis; two names it makes
+    one keep the first's value."""
     if isinstance(value, str):
         return fn(value)
     if isinstance(value, dict):
-        return {k: _map_strings(v, fn) for k, v in value.items()}
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            name = (fn(k) or "…") if isinstance(k, str) else k
+            out.setdefault(name, _map_strings(v, fn))
+        return out
     if isinstance(value, list):
         return [_map_strings(v, fn) for v in value]
     return value

@@ -379,7 +379,7 @@ def _head_pairs(data: bytes) -> tuple[Any, list[tuple[bytes, bytes]], bytes]:
     """A status, header pairs and a body cut out of anything shaped like a response."""
     head, _, body = data.replace(b"\r\n", b"\n").partition(b"\n\n")
     lines = head.split(b"\n")
-    match = re.match(rb"HTTP/\S+ (\d+)", lines[0])
+    match = re.match(rb"HTTP/\S+ (\d{1,20})(?!\d)", lines[0])  # a status of 30,000 digits is no status (int() refuses it)
     status: Any = int(match.group(1)) if match else 400
     return status, [tuple(line.split(b":", 1)) for line in lines[1:] if b":" in line], body  # type: ignore[misc]
 

@@ -309,3 +309,12 @@ def test_the_move_says_when_errconv_inferred_or_assumed_it() -> None:
     check_own_part(own, "give_up")
     assert own.startswith("next_step: give_up (assumed: errconv could not tell from the response). The tool call failed.")
     assert "HTTP 500" not in text and span == {"detail": "something odd happened"}
+
+
+def test_a_give_up_never_quotes_retry_talk_even_as_a_members_name() -> None:
+    # fuzz/long_run.py --surfaces model_text found it: an alternative whose member *name* was
+    # "Please try again later." was quoted on a give_up (values were cleaned, names were not).
+    fault = errconv.Fault.build(status=500, next_step="give_up", alternatives=({"Please try again later.": "x", "plan": "pro"},))
+    text = errconv.agent_message(fault)
+    assert "try again" not in text.lower(), text
+    assert '"plan":"pro"' in text

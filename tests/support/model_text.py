@@ -24,7 +24,7 @@ _MOVE = (
     r"(?P<basis> \(inferred by errconv: the failure does not state it\)| \(assumed: errconv could not tell from the response\))?\."
 )
 _CODE = rf"(?:code `{IDENTIFIER}`|code quoted at the end)"
-_FAILED = rf" The tool call failed(?: \((?:HTTP \d{{3}}(?:, {_CODE})?|{_CODE})\))?\."
+_FAILED = rf" The tool call failed(?: \((?:(?:inferred )?HTTP \d{{3}}(?:, {_CODE})?|{_CODE})\))?\."
 _FIX = (
     rf" (?:Change the argument `{IDENTIFIER}`|Change the argument quoted at the end as param \(not a plain identifier\)|Change the arguments)"
     r", then call again with the corrected arguments\.(?: The service listed \d+ violations?; [1-3] quoted at the end\.)?"

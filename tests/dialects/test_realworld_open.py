@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 from typing import Any
 
 import pytest
@@ -337,3 +338,23 @@ def test_a_pending_half_is_well_formed(half: str) -> None:
         assert entry["facts"]["next_step"] in ("fix_request", "wait", "give_up"), key
     on_disk = {p for p in (PENDING / half).glob("*/*") if p.name != "facts.json"}
     assert on_disk == named, sorted(str(p) for p in on_disk ^ named)[:5]
+
+
+def test_the_readme_and_the_guide_show_every_blind_figure_as_recorded() -> None:
+    # Issue 30: a figure in the README or the docs is checked against the suite's own. Each
+    # round's blind figure, as recorded above, is a row of the README's table and of the
+    # convert guide's; nothing there is typed in apart from them.
+    repo = ROOT.parents[1]
+    readme = (repo / "README.md").read_text()
+    guide = (repo / "docs" / "guide" / "convert.md").read_text()
+    figures = {1: FROZEN_HELDOUT, 2: FROZEN_R2_HELDOUT, 3: FROZEN_R3_HELDOUT, 4: FROZEN_R4_HELDOUT}
+    for number, line in figures.items():
+        assert line is not None
+        captures, services = re.search(r"(\d+) captures, (\d+) services", line).groups()  # type: ignore[union-attr]
+        facts, steps = re.search(r"facts (\d+/\d+) \(([\d.]+%)\), next steps (\d+/\d+) \(([\d.]+%)\)", line).group(2, 4)  # type: ignore[union-attr]
+        precision = re.search(r"precision of moves not assumed \d+/\d+ \(([\d.]+%)\)", line)
+        status_only = re.search(r"status-only rule: facts [\d.]+%, next steps ([\d.]+%)", line).group(1)  # type: ignore[union-attr]
+        row = f"| {number} | {captures} | {services} | {facts} | {steps} | {precision.group(1) if precision else '(not measured)'} | {status_only} |"
+        assert row in readme, row
+        whole = re.search(r"facts (\d+/\d+ \([\d.]+%\)), next steps (\d+/\d+ \([\d.]+%\))", line).groups()  # type: ignore[union-attr]
+        assert re.search(rf"^\| {number} \| \S+ \| .* \| {captures} \| {services} \| {re.escape(whole[0])} \| {re.escape(whole[1])} \|", guide, re.M), number

@@ -343,33 +343,39 @@ class Reading:
         """The basis of status, code, next_step and retry_after_seconds (Origin.basis),
         for every dialect at once: what the dialect set in `bases` first, then what the
         reading knows (the wire, the inferred fields, the notes of an assumed default)."""
-        given = dict(self.bases) if self.bases else {}
-        body = f"the {self.body or self.dialect} body"
+        given = dict(self.bases) if self.bases else _NOTHING_GIVEN
+        # The Basis values that name the body, made once per body name (a Basis is frozen:
+        # one shared is the same value as one made here).
+        said = _SAID.get(self.body or self.dialect)
+        if said is None:
+            said = _said(self.body or self.dialect)
+        tracing = self.seen is not None
+        inferred = self.inferred
         status = given.get("status")
         if status is None:
-            if "status" in self.inferred:
+            if "status" in inferred:
                 assumed = any(note.endswith(" assumed") and "status" in note for note in self.notes)
-                status = ASSUMED if assumed else Basis(kind="inferred", source=f"{body}'s code")
+                status = ASSUMED if assumed else said[1]
             elif self.status is not None:
                 status = _LINE if self.dialect == "http" else _GIVEN
             else:
-                status = Basis(kind="stated", source=self._pointer("status") or body)
+                status = Basis(kind="stated", source=self._pointer("status") or said[3]) if tracing else said[0]
         code = given.get("code")
         if code is None:
             if fields.get("code") is None:
                 code = ASSUMED
-            elif "code" in self.inferred:
-                code = Basis(kind="inferred", source=f"{body}'s protocol code")
+            elif "code" in inferred:
+                code = said[2]
             else:
-                code = Basis(kind="stated", source=self._pointer("code") or body)
+                code = Basis(kind="stated", source=self._pointer("code") or said[3]) if tracing else said[0]
         step = given.get("next_step")
         if step is None:
             if source == "stated":
-                step = Basis(kind="stated", source=self._pointer("next_step") or body)
+                step = Basis(kind="stated", source=self._pointer("next_step") or said[3]) if tracing else said[0]
             elif source.startswith("inferred from "):
                 # The ladder of an assumed status says nothing the input said.
-                why = source[len("inferred from ") :]
-                step = Basis(kind="assumed", source=why) if ladder and status.kind == "assumed" else Basis(kind="inferred", source=why)
+                why = source[14:]  # len("inferred from ")
+                step = Basis(kind="assumed", source=why) if ladder and status.kind == "assumed" else _inferred(why)
             else:
                 step = Basis(kind="assumed", source=source)
         delay = given.get("retry_after_seconds")
@@ -380,7 +386,7 @@ class Reading:
             elif self.delay is not None and after == self.delay and self.wait is not None:
                 delay = Basis(kind="stated", source=self.wait)
             else:
-                delay = Basis(kind="stated", source=body)
+                delay = said[0]
         return (("status", status), ("code", code), ("next_step", step), ("retry_after_seconds", delay))
 
     def _pointer(self, what: str) -> str | None:
@@ -418,6 +424,39 @@ class Reading:
 
 _WAIT = NextStep.WAIT
 _LINE = Basis(kind="stated", source="the HTTP status line")
+_NOTHING_GIVEN: dict[str, Basis] = {}  # read, never written
+
+# Per body name (a dialect's, or the body's inside HTTP): Basis stated by the body,
+# inferred from its code, inferred from its protocol code, and the body's words.
+_SAID: dict[str, tuple[Basis, Basis, Basis, str]] = {}
+
+
+def _said(name: str) -> tuple[Basis, Basis, Basis, str]:
+    body = f"the {name} body"
+    found = (
+        Basis(kind="stated", source=body),
+        Basis(kind="inferred", source=f"{body}'s code"),
+        Basis(kind="inferred", source=f"{body}'s protocol code"),
+        body,
+    )
+    if len(_SAID) >= 256:
+        _SAID.clear()  # bounded: names are the dialects', but a caller may set any
+    _SAID[name] = found
+    return found
+
+
+# Basis(kind="inferred", source=why) per why: a code table's or the ladder's words.
+_INFERRED: dict[str, Basis] = {}
+
+
+def _inferred(why: str) -> Basis:
+    found = _INFERRED.get(why)
+    if found is None:
+        found = Basis(kind="inferred", source=why)
+        if len(_INFERRED) >= 1024:
+            _INFERRED.clear()  # bounded, whatever words a stream's codes bring
+        _INFERRED[why] = found
+    return found
 _GIVEN = Basis(kind="stated", source="the status given with the body")
 _CODES = tuple(Code(n) for n in range(17))
 

@@ -63,6 +63,9 @@ STATUS_MEMBERS = (
     # status). Beside another status it is the service's code (Postmark's 505 at 422), and
     # outside 400 to 599 always (Zoom's 124, Binance's -1021).
     "code", "error_code", "errorCode",
+    # An integer `error` of 400 to 599 likewise (Icinga 2's {"error": 404, "status": "No
+    # objects found."}); a token there is the code, a sentence the message.
+    "error",
 )  # fmt: skip
 
 # The service's own machine code. `type`, `name` and `kind` only when they hold a token
@@ -99,6 +102,8 @@ CODE_MEMBERS = (
     "returnCode", "return_code", "label",
     # A result code beside a message (Naver's `"resultcode": "024"`; all zeros is success).
     "resultcode", "resultCode", "result_code",
+    # Kotak Neo's `stCode` (100022 beside its errMsg): a service's code, whatever "st" abbreviates.
+    "stCode",
     # Heroku's and Coinbase's `id` is the code ("rate_limit", "authentication_error"); an
     # `id` with digits is a request's or a record's, never read.
     "id",
@@ -288,7 +293,7 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\bunknown (?:route|endpoint|path|url|uri|method|action|api)\b|\bno (?:such )?route\b|\b(?:invalid|unknown|unsupported) api version\b", _FIX, Code.INVALID_ARGUMENT, 404, "unknown endpoint"),
     # Credentials: an agent cannot mint a new key, so every one of these is give_up.
     _row(r"\b(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence|link|code|otp) (?:has |is |was )?expired\b|\bexpired (?:\w+ )?(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence)\b|\b(?:token|jwt) expired\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "expired credentials"),
-    _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app |private |public |application )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\b(?:api|access|auth|bearer|secret|private) ?(?:keys?|tokens?) (?:is |are |was )?(?:invalid|revoked|missing|not valid|incorrect|wrong|unknown)\b|\b(?:invalid|bad|wrong|incorrect|unknown) (?:\w+ ){1,3}(?:api key|apikey|access token|secret key|private key)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b|\bsignature (?:is )?(?:not valid|invalid|mismatch|does ?n[o' ]?t match|verification failed)\b|\b(?:provided |supplied |your )?credentials? (?:are |is |was |were )?(?:missing|invalid|incorrect|wrong|not valid|revoked)\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
+    _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app |private |public |application |session )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\b(?:api|access|auth|bearer|secret|private) ?(?:keys?|tokens?) (?:is |are |was )?(?:invalid|revoked|missing|not valid|incorrect|wrong|unknown)\b|\b(?:invalid|bad|wrong|incorrect|unknown) (?:\w+ ){1,3}(?:api key|apikey|access token|secret key|private key)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b|\bsignature (?:is )?(?:not valid|invalid|mismatch|does ?n[o' ]?t match|verification failed)\b|\b(?:provided |supplied |your )?credentials? (?:are |is |was |were )?(?:missing|invalid|incorrect|wrong|not valid|revoked)\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
     # Rate limits and throttling: the same call succeeds later. ("too many request", singular,
     # as in SmartThings' TooManyRequestError.)
     # "Too many new orders; current limit is 50 orders per 10 SECOND", "Exceeded 4 calls per
@@ -312,7 +317,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\btime ?out\b|\btimed out\b|\btimeout\w*|\bdeadline exceeded\b|\btook too long\b", _WAIT, Code.DEADLINE_EXCEEDED, 504, "timeout"),
     # Permission: the caller holds credentials that do not reach this; asking again as-is
     # fails again, whatever status carried it (a 400 "permission denied" included).
-    _row(r"\bforbidden\b|\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\bscope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
+    # ("Developer Inactive", Hotelbeds' whole body for a key whose account was switched off:
+    # an inactive account or key, as a deactivated one.)
+    _row(r"\bforbidden\b|\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\bscope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\b(?:account|developer|user|key|app|application|client|member) (?:is )?inactive\b|\binactive (?:account|developer|user|key|app|application|client)\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
     _row(r"\bnot found\b|\bnotfound\b|\bno such\b|\bdoes ?n[o' ]?t exist\b|\bdoes not exists?\b|\bnon ?existent\b|\bunknown (?:resource|object|user|account|channel|chat|model|repository|repo|project|item|record|id)\b|\bno (?:\w+ )?(?:with|for) (?:the )?(?:given |that |this )?(?:id|name)\b|\bgone\b|\b(?:has been |was )?deleted\b", _GIVE_UP, Code.NOT_FOUND, 404, "not found"),
     # The thing asked for is already under way or done, or the state it asks for already
     # holds (Postmark's "This DKIM is already being renewed", "captioning is already
@@ -350,6 +357,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
 # give_up.
 STEP_PHRASES: tuple[tuple[re.Pattern[str], NextStep], ...] = (
     (re.compile(r"\bretrying (?:will|would|does|can) not help\b|\bretrying (?:won|doesn|can) t help\b|\bdo(?: not|n t) retry\b|\bno (?:point|use) (?:in )?retrying\b"), _GIVE_UP),
+    # ("Please retry your request.", MercadoLibre's internal error: an instruction to send the
+    # same request again; not "please retry with ..." or "... after fixing", which change it.)
+    (re.compile(r"\bplease (?:retry|try again)(?: (?:your|the|this) (?:request|call))?\b(?! (?:with|using|after|once|when|if|without|and)\b)"), _WAIT),
     (re.compile(r"\b(?:try|retry|send|resend)(?: (?:your|the|this) (?:request|call))? again later\b|\bretry later\b|\bwait a (?:moment|minute|few (?:seconds|minutes)|while|bit|little) (?:and|then|before) (?:\w+ ){0,2}(?:try|retry|resend)\b"), _WAIT),
     # A gone endpoint whose body names its successor ("please update your use case to rely
     # on the new API endpoints"): the changed request succeeds, the same one never does.

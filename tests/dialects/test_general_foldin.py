@@ -364,3 +364,83 @@ def test_hours_of_half_a_day_or_more_are_a_long_period() -> None:
 @pytest.mark.parametrize("message", ["No such column 'foo' on sobject of type Bar", "Provided external ID field does not exist or is not accessible: rid"])
 def test_a_field_that_does_not_exist_is_a_request_to_fix(message: str) -> None:
     assert str(read([{"message": message, "errorCode": "NOT_FOUND"}], 404).next_step) == "fix_request"
+
+
+# --------------------------------------------------------------------------- round 4 (r4_heldout)
+
+
+def test_a_status_written_as_a_json_double_is_the_status() -> None:
+    assert read({"error": 404.0, "status": "No objects found."}).status == 404
+    assert read({"code": 503.0, "message": "Back soon"}).status == 503
+    assert read({"code": 503.5, "message": "Back soon"}, 400).status == 400  # not a whole number: no status
+
+
+def test_an_integer_error_member_is_the_status_and_a_token_the_code() -> None:
+    fault = read({"error": 404, "status": "No objects found."})
+    assert (fault.status, fault.code) == (404, None)
+    assert read({"error": "not_found", "reason": "missing"}, 404).code == "not_found"
+
+
+def test_the_only_member_a_list_of_error_entries_is_read() -> None:
+    fault = read({"results": [{"code": 500, "errors": ["Attribute 'host_name': Attribute must not be empty."], "status": "Object could not be created."}]})
+    assert (fault.status, fault.param) == (500, "host_name")
+    with pytest.raises(errconv.DecodeError):
+        read({"results": [{"name": "a", "status": "ok"}]})  # a list of records, not of errors
+
+
+def test_an_errmsg_beside_a_not_ok_flag_is_an_error() -> None:
+    fault = read({"stCode": 7001, "errMsg": "invalid session token", "stat": "Not_Ok"})
+    assert (fault.code, str(fault.next_step)) == ("7001", "give_up")
+
+
+def test_an_inactive_account_gives_up() -> None:
+    assert str(read(b"Developer Inactive").next_step) == "give_up"
+    assert str(read(b"Account is inactive", 400).next_step) == "give_up"
+
+
+def test_please_retry_your_request_says_wait() -> None:
+    assert str(read(b"An internal error has occurred. Please retry your request.", 500).next_step) == "wait"
+    assert str(read(b"Invalid date. Please try again with a valid date.", 400).next_step) == "fix_request"
+
+
+def test_an_xml_reason_element_is_the_message() -> None:
+    body = b'<?xml version="1.0" encoding="UTF-8"?>\n<Error id="x1">\n  <reason>Service busy. Please retry your request.</reason>\n</Error>\n'
+    fault = read(body)
+    assert (fault.detail, str(fault.next_step)) == ("Service busy. Please retry your request.", "wait")
+
+
+def test_a_page_of_several_lines_with_no_status_is_read_only_when_it_says_what_to_do() -> None:
+    assert str(read(b"Oops.\n\nThe service is unavailable.\nPlease try again later.\n").next_step) == "wait"
+    with pytest.raises(errconv.DecodeError):
+        read(b"Hello.\n\nThis is a README.\n")
+
+
+def test_a_charset_in_content_encoding_is_no_coding() -> None:
+    response = b'HTTP/1.1 400 Bad Request\r\nContent-Encoding: UTF-8\r\nContent-Type: application/json\r\n\r\n{"message": "Invalid field"}'
+    assert errconv.decode(response).status == 400
+    with pytest.raises(errconv.DecodeError, match="not an error response: 201"):
+        errconv.decode(b"HTTP/1.1 201 Created\r\nContent-Encoding: UTF-8\r\n\r\n{}")
+    with pytest.raises(errconv.DecodeError, match="coding"):
+        errconv.decode(b'HTTP/1.1 400 Bad Request\r\nContent-Encoding: br\r\n\r\n{"message": "x"}')
+
+
+def test_two_fields_named_together_name_no_one_param() -> None:
+    assert read({"error": True, "reason": "Parameter 'latitude' and 'longitude' must have the same number of elements"}).param is None
+    assert read({"error": True, "reason": "Parameter 'latitude' must be a number"}).param == "latitude"
+
+
+@pytest.mark.parametrize("body", [
+    {"error": {"message": "Rate limit reached on tokens per minute. Please try again in 17.3s.", "type": "tokens", "code": "rate_limit_exceeded"}},
+    {"error": {"message": "request reached max RPM: 3, please try again after 1 seconds", "type": "rate_limit_reached_error"}},
+])  # fmt: skip
+def test_an_envelope_wait_takes_its_delay_from_the_message(body: dict[str, object]) -> None:
+    fault = read(body, 429)
+    assert (str(fault.next_step), fault.retry_after_seconds is not None) == ("wait", True)
+    assert fault.basis("retry_after_seconds").kind == "stated"
+
+
+def test_a_code_of_camel_words_led_by_one_capital_is_not_redacted() -> None:
+    from errconv._agent_text import redact
+
+    assert redact("OAuthRateLimitException") == "OAuthRateLimitException"
+    assert redact("OXq7vRtLmZpW2sKdJfHbNcYe") == "[redacted]"  # random, whatever its capitals

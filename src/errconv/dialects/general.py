@@ -110,6 +110,8 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
         # one member a list of entries, the first an error that says so.
         if type(inner) is list and inner and type(inner[0]) is dict:
             entry = inner[0]
+            if not entry.keys().isdisjoint(_ERROR_ONLY) and any(_valid_status(entry.get(n)) is not None for n in ("code", "status")):
+                return True  # Icinga 2's {"results": [{"code": 500, "errors": [...]}]}: an error member beside an error status
             return type(entry.get("status")) is str and entry["status"].lower() in _FAILED and _looks_like_an_error_inner(entry)
         return False
     # CryptoCompare's {"Response": "Error", "Message": ...}: a member that says error, beside
@@ -178,6 +180,8 @@ _ERROR_ONLY = frozenset(
     ("error", "errors", "fault", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_message",
      "errorMessage", "ErrorMessage", "error_description", "error_type", "errorType", "errorMessages", "exception",
      "err-code", "err-msg", "errcode", "errmsg", "errorNum",
+     # camelCase and snake_case spellings of errmsg (Kotak Neo's {"stCode": ..., "errMsg": ...}).
+     "errMsg", "err_msg",
      # Portainer's {"err": ..., "details": ...}; a SOAP-minded {"Fault": {"Error": [...]}}.
      "err", "Fault",
      *vocab.RETRYABLE_MEMBERS, *(name for name, _ in vocab.DELAY_MEMBERS if name not in ("wait", "backoff", "cooldown"))),
@@ -188,10 +192,11 @@ _MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details"
 _ERROR_TOKEN = re.compile(r"(?:ERR|ERROR)_[A-Z0-9]+(?:_[A-Z0-9]+)*")
 # Members whose value says the call failed (CryptoCompare's `"Response": "Error"`, OMDb's
 # `"Response": "False"`, UniFi's `"rc": "error"`), and the values that say so.
-_FLAGS = ("Response", "response", "result", "Result", "status", "Status", "rc", "success")
-_FAILED = frozenset(("error", "fail", "failed", "failure", "false"))
+_FLAGS = ("Response", "response", "result", "Result", "status", "Status", "rc", "success", "stat")
+# (`not_ok`: Kotak Neo's `"stat": "Not_Ok"`, the negation of its success value "Ok".)
+_FAILED = frozenset(("error", "fail", "failed", "failure", "false", "not_ok", "notok"))
 # The status members that only ever hold a status (not `code`, which may be the service's).
-_STATUS_ONLY = tuple(name for name in vocab.STATUS_MEMBERS if name not in ("code", "error_code", "errorCode"))
+_STATUS_ONLY = tuple(name for name in vocab.STATUS_MEMBERS if name not in ("code", "error_code", "errorCode", "error"))
 _TAGS = re.compile(r"<[^>]{0,2000}>")
 _SCRIPT = re.compile(r"(?is)<(script|style|title)\b.*?</\1\s*>")  # the title leads the prose once, not twice
 _SPACE = re.compile(r"\s+")
@@ -247,8 +252,16 @@ class General(Dialect):
                 return FALLBACK  # a CSV error: "code,message" over one row
             if status is None and http is None and _first_line_status(bytes(value)) is not None:
                 return FALLBACK  # text whose first line states an error status ("409: Conflict", "status code: 404")
-            if status is None and (http is not None or len(value) > _MAX_BARE_TEXT or b"\n" in value.strip()):
-                return 0.0  # bare text with no status: only one short line of an error's prose
+            if status is None and (http is not None or len(value) > _MAX_BARE_TEXT):
+                return 0.0  # bare text with no status: only a short error's prose
+            if status is None and b"\n" in value.strip():
+                # Several lines with no status: only a page that tells the caller outright what
+                # to do (nginx's "currently unavailable. Please try again later." page).
+                try:
+                    lines = _prose_of(bytes(value))
+                except UnicodeDecodeError:
+                    return 0.0
+                return FALLBACK if vocab.step_stated(vocab.words(lines)) is not None else 0.0
             try:
                 text = _prose_of(bytes(value))
             except UnicodeDecodeError:
@@ -310,10 +323,12 @@ def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
                 child = _embedded(child)  # another service's error body as a string (a proxy's)
             if type(child) is dict or (type(child) is list and child):
                 queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
-        # The only member being an object ({"detail": {...}}) is a container too.
+        # The only member being an object ({"detail": {...}}) is a container too, and so is
+        # the only member being a list of objects (Icinga 2's {"results": [{"code": 500,
+        # "errors": [...]}]}).
         if len(node) == 1:
             (name, child), = node.items()
-            if type(child) is dict and name not in vocab.CONTAINERS:
+            if (type(child) is dict or (type(child) is list and child and type(child[0]) is dict)) and name not in vocab.CONTAINERS:
                 queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
     return out
 
@@ -352,6 +367,8 @@ def _valid_status(value: Any) -> int | None:
     is no HTTP status but the service's code."""
     if type(value) is str and len(value) == 3 and value.isdigit() and value.isascii():
         value = int(value)
+    elif type(value) is float and value.is_integer():
+        value = int(value)  # a status written as a JSON double (Icinga 2's "code": 500.0); never NaN or inf
     if type(value) is int and 400 <= value <= 599:
         return value
     return None
@@ -413,7 +430,7 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             if status is None:
                 continue
             at = f"{pointer}/{_escape(name)}"
-            if name in ("code", "error_code", "errorCode") and wire_status is not None and status != wire_status:
+            if name in ("code", "error_code", "errorCode", "error") and wire_status is not None and status != wire_status:
                 continue  # an integer code beside another status is the service's code (Postmark's 505 at 422)
             if body_status is None:
                 body_status, status_at = status, at
@@ -1032,10 +1049,18 @@ def prose_param(text: str) -> str | None:
             # outranks one without ("Invalid 'key' field: invalid key format" names `key`).
             quoted = m.end(1) < len(text) and text[m.end(1)] in "`'\""
             if quoted:
+                if _ONE_OF_SEVERAL_AFTER.match(text, m.end(1) + 1) or _ONE_OF_SEVERAL_BEFORE.search(text, 0, max(0, m.start(1) - 1)):
+                    return None  # "Parameter 'latitude' and 'longitude' must ...": several named, none alone at fault
                 return m.group(1)
             if unquoted is None and m.group(1).lower() not in _NOT_NAMES:
                 unquoted = m.group(1)
     return unquoted
+
+
+# A quoted name joined to another quoted name ("'latitude' and 'longitude'", "'a', 'b'"):
+# the message names several fields, and which one is at fault it does not say.
+_ONE_OF_SEVERAL_AFTER = re.compile(r"\s*(?:,|and|or|&)\s*[`'\"]" + _IDENT + r"[`'\"]")
+_ONE_OF_SEVERAL_BEFORE = re.compile(r"[`'\"]" + _IDENT + r"[`'\"]\s*(?:,|and|or|&)\s*\Z")
 
 
 # Words a pattern may catch where a name should be ("unknown field name 'x'").
@@ -1210,7 +1235,8 @@ _XML_FAILED_ATTR = re.compile(r"(?i)\b(?:success|issuccess)\s*=\s*\"false\"|\bty
 # <platformCore:code>, Recurly's <error><symbol>not_found</symbol>; `faultcode` last (SOAP's
 # own class, "soapenv:Server").
 _XML_CODES = ("errorcode", "error_code", "code", "symbol", "statuscode", "faultcode")
-_XML_MESSAGES = ("message", "msg", "errormessage", "error_message", "description", "faultstring", "detail")
+# `reason` last: MercadoLibre's <Error><reason>An internal error ...</reason></Error>.
+_XML_MESSAGES = ("message", "msg", "errormessage", "error_message", "description", "faultstring", "detail", "reason")
 
 
 _XML_TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]{0,100})[^<>]{0,2000}?(/?)>")

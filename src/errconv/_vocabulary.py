@@ -107,6 +107,9 @@ CODE_MEMBERS = (
     # Heroku's and Coinbase's `id` is the code ("rate_limit", "authentication_error"); an
     # `id` with digits is a request's or a record's, never read.
     "id",
+    # Pi-hole's {"error": {"key": "rate_limiting", ...}}: a `key` is the code only when its
+    # words name an error; elsewhere it names the field at fault (PARAM_MEMBERS).
+    "key",
 )  # fmt: skip
 
 # Human prose: kept as the detail, read for a delay, and (weakly) for words.
@@ -175,6 +178,9 @@ CONTAINERS = (
     "context_info", "contextInfo",
     # System metadata beside the message: Contentful's {"sys": {"type": "Error", "id": "NotFound"}}.
     "sys",
+    # MercadoLibre's and Mercado Pago's {"error": "bad_request", "cause": [{"code": 2061, ...}]}:
+    # the cause's code is the specific one beneath a status word.
+    "cause",
 )  # fmt: skip
 # Lists of errors (each an object or a string), read as violations when they name fields.
 LIST_MEMBERS = (
@@ -332,7 +338,8 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\b(?:is |was |has been |already )?(?:closed|locked|archived|frozen|finali[sz]ed|cancell?ed|terminated|expired|completed|immutable|read ?only)\b|\bno longer\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "closed or locked"),
     # A family code for "the record's state does not allow this" (GoCardless's invalid_state):
     # the state is the server's, not the request's.
-    _row(r"\b(?:invalid|wrong|incorrect|illegal) (?:\w+ )?state\b|\bstate (?:does not|doesn t) allow\b|\bprevents? (?:\w+ )?(?:update|change|edit)\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "invalid state"),
+    # ("Invalid State Code", USPS's: a state's code is a region's, a field of the request.)
+    _row(r"\b(?:invalid|wrong|incorrect|illegal) (?:\w+ )?state\b(?! (?:code|abbreviation|name)\b)|\bstate (?:does not|doesn t) allow\b|\bprevents? (?:\w+ )?(?:update|change|edit)\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "invalid state"),
     # Work on the same thing under way: the identical call goes through once it is done.
     _row(r"\bin progress\b|\bbeing (?:processed|updated|modified|created|deleted)\b|\bnot (?:yet )?(?:ready|finished|complete)\b|\btry again (?:shortly|soon)\b", _WAIT, Code.ABORTED, 409, "in progress"),
     # A conflict with the resource's state (a stale version, an etag, a rival edit): the
@@ -449,7 +456,10 @@ _GENERIC = frozenset(words(phrase) for status, phrase in REASON_PHRASES.items() 
      "validation", "security", "request", "validation failed",
      # A class of auth failures: the message says which (Coinbase's authentication_error
      # over "request timestamp expired").
-     "authentication error", "authorization error", "auth error")
+     "authentication error", "authorization error", "auth error",
+     # WSO2's "message": "Runtime Error" beside a description that says which ("Message
+     # throttled out"): the class of any failure at run time, not one.
+     "runtime error", "runtime")
 )
 _NOISE = re.compile(r"\b(?:error|err|exception|http|e)\b")
 

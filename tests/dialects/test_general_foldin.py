@@ -444,3 +444,49 @@ def test_a_code_of_camel_words_led_by_one_capital_is_not_redacted() -> None:
 
     assert redact("OAuthRateLimitException") == "OAuthRateLimitException"
     assert redact("OXq7vRtLmZpW2sKdJfHbNcYe") == "[redacted]"  # random, whatever its capitals
+
+
+def test_a_key_naming_an_error_is_the_code_and_one_naming_a_field_the_param() -> None:
+    fault = read({"error": {"key": "rate_limiting", "message": "Slow down", "hint": None}}, 429)
+    assert (fault.code, fault.param) == ("rate_limiting", None)
+    fault = read({"error": {"key": "postcode", "message": "must be five digits"}}, 400)
+    assert (fault.code, fault.param) == (None, "postcode")
+
+
+def test_an_error_objects_numbered_type_is_its_code() -> None:
+    assert read([{"error": {"type": 7, "address": "/x", "description": "invalid value"}}]).code == "7"
+    assert read({"type": 7, "message": "invalid value", "status": 400}).code is None  # not inside an error object
+
+
+def test_a_cause_entrys_code_is_the_specific_one() -> None:
+    body = {"message": "Invalid amount", "error": "bad_request", "status": 400, "cause": [{"code": 4020, "description": "Invalid amount", "data": None}]}
+    assert read(body).code == "4020"
+
+
+def test_an_xml_error_number_is_the_code_even_negative() -> None:
+    body = b'<?xml version="1.0"?>\n<Response><Error><Number>-2147000001</Number><Description>Invalid City.</Description></Error></Response>'
+    assert read(body).code == "-2147000001"
+
+
+def test_an_invalid_state_code_is_a_field_not_a_records_state() -> None:
+    assert str(read({"message": "Invalid State Code."}, 400).next_step) == "fix_request"
+    assert str(read({"message": "Invalid state for this order."}, 400).next_step) == "give_up"
+
+
+@pytest.mark.parametrize("message, param", [
+    ("limit param out of bounds (1-1000)", "limit"),
+    ("invalid institution_id provided", "institution_id"),
+    ("invalid request provided", None),  # no field's form
+])  # fmt: skip
+def test_a_field_named_bare_in_prose(message: str, param: str | None) -> None:
+    assert read({"error": 6, "message": message}).param == param
+
+
+def test_a_member_whose_value_is_a_verdict_names_the_field() -> None:
+    assert read({"user": "invalid", "errors": ["user identifier is not valid"], "status": 0}).param == "user"
+    assert read({"result": "invalid", "errors": ["user identifier is not valid"], "status": 0}).param is None
+
+
+def test_a_runtime_error_message_yields_to_the_description() -> None:
+    fault = read({"code": "900800", "type": "Status report", "message": "Runtime Error", "description": "Message throttled out"})
+    assert (str(fault.next_step), fault.detail) == ("wait", "Message throttled out")

@@ -459,11 +459,15 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 continue  # CryptoCompare's numbered Type; a capitalised type word is a record's kind
             if name == "id" and type(raw) is str and _I18N_KEY.fullmatch(raw) and _names_an_error_key(raw):
                 pass  # a message key naming an error (Mattermost's "api.context.permissions.app_error")
+            elif name == "type" and type(raw) is int and pointer.endswith("/error"):
+                pass  # an error object's numbered type is its code (Philips Hue's {"error": {"type": 1, ...}})
+            elif name == "key" and (type(raw) is not str or not _names_an_error(raw)):
+                continue  # a key is a code only when it names an error (Pi-hole's "rate_limiting"); else a field's
             elif name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
             if name in ("error_id", "errorId") and type(raw) is str and _ID_LIKE.match(raw):
                 continue  # an incident's id (Zenodo's 32 hex digits), not a code
-            if name == "name" and not _ERROR_CLASS.search(raw) and not (_TOKEN.fullmatch(raw) and "_" in raw and vocab.meaning_of(vocab.words(raw)) is not None):
+            if name == "name" and type(raw) is str and not _ERROR_CLASS.search(raw) and not (_TOKEN.fullmatch(raw) and "_" in raw and vocab.meaning_of(vocab.words(raw)) is not None):
                 continue  # a field's or a resource's name, unless it names an error class (or a known error: Mandrill's Invalid_Key)
             if name == "label" and (type(raw) is not str or not _UPPER_CODE.fullmatch(raw)):
                 continue  # a label is a code only as one (Gate.io's INVALID_KEY)
@@ -587,6 +591,13 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
         named = prose_param(message)
         if named is not None:
             param, param_at = named, f"prose {message_at}"
+    if param is None and type(value) is dict:
+        # A member named for a field whose whole value is a verdict on it (Pushover's
+        # {"user": "invalid", "errors": [...]}): that field is the one at fault.
+        for name, raw in value.items():
+            if type(raw) is str and raw.lower() in _FIELD_VERDICTS and _FIELD_NAME.fullmatch(name) and name not in _KNOWN_MEMBERS:
+                param, param_at = name, f"/{_escape(name)}"
+                break
     if param is not None:
         found.took("param", param_at)
     if violations and param_at[:1] == "/":
@@ -858,7 +869,25 @@ def _basis(source: str) -> Basis:
     return Basis(kind="stated", source=source)
 
 
+# A value that only judges the field it is under ("user": "invalid").
+_FIELD_VERDICTS = frozenset(("invalid", "missing", "required", "not valid", "is invalid", "is required", "is missing"))
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+# Members whose names say something of the error itself, never a field of the request.
+_KNOWN_MEMBERS = frozenset(
+    (*vocab.STATUS_MEMBERS, *vocab.CODE_MEMBERS, *vocab.MESSAGE_MEMBERS, *vocab.PARAM_MEMBERS, *vocab.CONTAINERS, *vocab.LIST_MEMBERS,
+     *vocab.STEP_MEMBERS, *_FLAGS, "result", "request", "state", "errors")
+)  # fmt: skip
+
+
+def _names_an_error(value: str) -> bool:
+    """Whether a token names an error rather than a field: its words have a meaning
+    ("rate_limiting", "unauthorized") or are a status's reason ("bad_request")."""
+    return _TOKEN.fullmatch(value) is not None and (vocab.meaning_of(vocab.words(value)) is not None or vocab.is_generic(value))
+
+
 def _param_value(value: Any, name: str) -> str | None:
+    if name == "key" and type(value) is str and _names_an_error(value):
+        return None  # Pi-hole's {"error": {"key": "bad_request", ...}}: the error's key, read as its code
     if type(value) is str and value and len(value) <= 256 and " " not in value.strip():
         if name == "pointer" or value.startswith(("/", "#/")):
             if name in ("path", "location") and not value.startswith("#"):
@@ -1024,6 +1053,10 @@ _PROSE_PARAMS = (
     re.compile(r"\b(?:in|the|missing|invalid) ([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+) header\b"),
     # "Please add a username to each call" (GeoNames): what the request must carry.
     re.compile(r"(?i)\b(?:add|provide|specify|include|supply|pass) (?:a |an |the |your )?(" + _IDENT + r") (?:parameter|param|field|argument|to (?:each|every|the|your|this) (?:call|request)s?)\b"),
+    # "limit param out of bounds (1-1000)" (Last.fm's): a bare name before the word param.
+    re.compile(r"^([a-z_][A-Za-z0-9_]*) (?:param|parameter) (?:is |was )?(?:out of (?:bounds|range)|invalid|missing|required|not valid)\b"),
+    # "invalid institution_id provided" (Plaid's): a snake_case name, a field's by its form.
+    re.compile(r"(?i)\b(?:invalid|missing|unknown|unsupported) ([a-z][a-z0-9]*(?:_[a-z0-9]+)+) (?:provided|given|supplied|specified|passed|value)\b"),
     # "Please verify your key= parameter" (Steam's 401 page): a query parameter by its `name=`.
     re.compile(r"(?i)\b(?:verify|check|correct|fix) (?:the |your )?(" + _IDENT + r")= ?(?:parameter|param|argument)\b"),
 )
@@ -1234,11 +1267,13 @@ _XML_FAILED_ATTR = re.compile(r"(?i)\b(?:success|issuccess)\s*=\s*\"false\"|\bty
 # <meta><statuscode> (beside <status>failure</status>), SOAP's <faultstring> and NetSuite's
 # <platformCore:code>, Recurly's <error><symbol>not_found</symbol>; `faultcode` last (SOAP's
 # own class, "soapenv:Server").
-_XML_CODES = ("errorcode", "error_code", "code", "symbol", "statuscode", "faultcode")
+# `number` after them: USPS Web Tools' <Error><Number>-2147219401</Number> (a COM error's Number).
+_XML_CODES = ("errorcode", "error_code", "code", "symbol", "statuscode", "faultcode", "number")
 # `reason` last: MercadoLibre's <Error><reason>An internal error ...</reason></Error>.
 _XML_MESSAGES = ("message", "msg", "errormessage", "error_message", "description", "faultstring", "detail", "reason")
 
 
+_SIGNED = re.compile(r"-[0-9]{1,19}")
 _XML_TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]{0,100})[^<>]{0,2000}?(/?)>")
 _XML_MAX_DEPTH = 32
 _XML_UNDECLARED = re.compile(r"&(?!(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)")
@@ -1289,7 +1324,8 @@ def _xml_children(text: str) -> tuple[str | None, str | None, str] | None:
             leaves[name] = inner
     if not failed and leaves.get("status", "").lower() not in _FAILED:
         return None
-    code = next(((leaves[n], n) for n in _XML_CODES if n in leaves and _TOKEN.fullmatch(leaves[n])), None)
+    # (A negative number is a code too: USPS's -2147219401, as Binance's -1021 in JSON.)
+    code = next(((leaves[n], n) for n in _XML_CODES if n in leaves and (_TOKEN.fullmatch(leaves[n]) or _SIGNED.fullmatch(leaves[n]))), None)
     message = next((leaves[n] for n in _XML_MESSAGES if n in leaves), None)
     if code is None and message is None:
         return None

@@ -490,3 +490,14 @@ def test_a_member_whose_value_is_a_verdict_names_the_field() -> None:
 def test_a_runtime_error_message_yields_to_the_description() -> None:
     fault = read({"code": "900800", "type": "Status report", "message": "Runtime Error", "description": "Message throttled out"})
     assert (str(fault.next_step), fault.detail) == ("wait", "Message throttled out")
+
+
+@pytest.mark.parametrize("message, param", [
+    ("Please specify a value for 'label'.", "label"),
+    ("content-type: must be multipart/form-data", "content-type"),
+    ("Bad Request - Invalid BusinessShortCode", "BusinessShortCode"),
+    ("Bad Request - Invalid BusinessShortCode for this account type", None),  # not what the message ends on
+    ("Invalid Request", None),
+])  # fmt: skip
+def test_more_fields_named_in_prose(message: str, param: str | None) -> None:
+    assert read({"errorCode": "400.1", "errorMessage": message}).param == param

@@ -1055,6 +1055,12 @@ _PROSE_PARAMS = (
     re.compile(r"(?i)\b(?:add|provide|specify|include|supply|pass) (?:a |an |the |your )?(" + _IDENT + r") (?:parameter|param|field|argument|to (?:each|every|the|your|this) (?:call|request)s?)\b"),
     # "limit param out of bounds (1-1000)" (Last.fm's): a bare name before the word param.
     re.compile(r"^([a-z_][A-Za-z0-9_]*) (?:param|parameter) (?:is |was )?(?:out of (?:bounds|range)|invalid|missing|required|not valid)\b"),
+    # "Please specify a value for 'label'." (Matomo's): the field a value is asked for.
+    re.compile(r"(?i)\b(?:specify|provide|supply|give|set) (?:a |an )?(?:valid )?value for [`'\"](" + _IDENT + r")[`'\"]"),
+    # "content-type: must be multipart/form-data" (Stability's): a name, hyphens too, leading a rule.
+    re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*): (?:must|should|is required|is invalid|cannot|can ?not)\b"),
+    # "Bad Request - Invalid BusinessShortCode" (M-Pesa's): a CamelCase name the message ends on.
+    re.compile(r"\b[Ii]nvalid ([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\s*\.?\s*$"),
     # "invalid institution_id provided" (Plaid's): a snake_case name, a field's by its form.
     re.compile(r"(?i)\b(?:invalid|missing|unknown|unsupported) ([a-z][a-z0-9]*(?:_[a-z0-9]+)+) (?:provided|given|supplied|specified|passed|value)\b"),
     # "Please verify your key= parameter" (Steam's 401 page): a query parameter by its `name=`.

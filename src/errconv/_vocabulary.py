@@ -90,7 +90,10 @@ CODE_MEMBERS = (
     # "SUBMIT_VALIDATION_ERROR", as Google's ErrorInfo.reason under its status. After
     # `error`, whose token CouchDB's reason ("missing") only qualifies.
     "reason",
-    "error_type", "errorType", "type", "Type",
+    "error_type", "errorType",
+    # The class of the exception the server raised (TfL's "exceptionType": "ApiException").
+    "exceptionType", "exception_type",
+    "type", "Type",
     # `name` only when it names an error class (PayPal's INSTRUMENT_DECLINED, a
     # JavaScript ValidationError): elsewhere it is a field's or a resource's name.
     "error_name", "name", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",

@@ -501,3 +501,12 @@ def test_a_runtime_error_message_yields_to_the_description() -> None:
 ])  # fmt: skip
 def test_more_fields_named_in_prose(message: str, param: str | None) -> None:
     assert read({"errorCode": "400.1", "errorMessage": message}).param == param
+
+
+def test_an_exception_type_is_the_code() -> None:
+    assert read({"exceptionType": "EntityNotFoundException", "httpStatusCode": 404, "message": "No such line"}).code == "EntityNotFoundException"
+
+
+def test_an_oauth_problem_report_names_the_code() -> None:
+    assert read(b"oauth_problem=token_rejected&debug=1", 401).code == "token_rejected"
+    assert read(b"oauth_problem=nonce_used", 401).code == "nonce_used"

@@ -1205,7 +1205,9 @@ def _prose_says(text: str, status: int) -> bool:
 
 # A code leading a text body: ClickHouse's "Code: 60, e.displayText() = ...", GeoNames'
 # "ERR:10:...", Baidu's "[18] Open api qps request limit reached".
-_TEXT_CODE = re.compile(r"\s*(?:Code: ?([0-9]{1,9})[,.:]|ERR:([0-9]{1,9}):|\[([0-9]{1,9})\] )")
+# (`oauth_problem=signature_invalid&...`: OAuth 1.0a's Problem Reporting extension, a form-encoded
+# body whose first pair names the problem, as Flickr's 401 sends it.)
+_TEXT_CODE = re.compile(r"\s*(?:Code: ?([0-9]{1,9})[,.:]|ERR:([0-9]{1,9}):|\[([0-9]{1,9})\] |oauth_problem=([a-z_]{1,48})(?:&|\s*$))")
 
 
 def _text_code(text: str) -> tuple[str, str] | None:

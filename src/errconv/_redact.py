@@ -512,6 +512,11 @@ def _is_word(piece: str) -> bool:
     if len(piece) < 3 or not piece.isascii() or not piece.isalpha():
         return False
     parts = _CAMEL.findall(piece)
+    # One capital before a capitalised word is that word's first letter ("OAuth", "IPhone"):
+    # Instagram's OAuthRateLimitException is the words O-Auth, Rate, Limit, Exception.
+    for i in range(len(parts) - 1, 0, -1):
+        if len(parts[i - 1]) == 1 and parts[i - 1].isupper() and parts[i][:1].isupper() and parts[i][1:2].islower():
+            parts[i - 1 : i + 1] = [parts[i - 1] + parts[i]]
     return len(piece) >= 3 * len(parts) and all(len(w) >= 2 and _VOWEL.search(w) and not _CONSONANTS.search(w) for w in parts)
 
 

@@ -63,6 +63,9 @@ STATUS_MEMBERS = (
     # status). Beside another status it is the service's code (Postmark's 505 at 422), and
     # outside 400 to 599 always (Zoom's 124, Binance's -1021).
     "code", "error_code", "errorCode",
+    # An integer `error` of 400 to 599 likewise (Icinga 2's {"error": 404, "status": "No
+    # objects found."}); a token there is the code, a sentence the message.
+    "error",
 )  # fmt: skip
 
 # The service's own machine code. `type`, `name` and `kind` only when they hold a token
@@ -87,7 +90,10 @@ CODE_MEMBERS = (
     # "SUBMIT_VALIDATION_ERROR", as Google's ErrorInfo.reason under its status. After
     # `error`, whose token CouchDB's reason ("missing") only qualifies.
     "reason",
-    "error_type", "errorType", "type", "Type",
+    "error_type", "errorType",
+    # The class of the exception the server raised (TfL's "exceptionType": "ApiException").
+    "exceptionType", "exception_type",
+    "type", "Type",
     # `name` only when it names an error class (PayPal's INSTRUMENT_DECLINED, a
     # JavaScript ValidationError): elsewhere it is a field's or a resource's name.
     "error_name", "name", "kind", "subcode", "sub_code", "error_subcode", "status_text", "statusText",
@@ -99,9 +105,14 @@ CODE_MEMBERS = (
     "returnCode", "return_code", "label",
     # A result code beside a message (Naver's `"resultcode": "024"`; all zeros is success).
     "resultcode", "resultCode", "result_code",
+    # Kotak Neo's `stCode` (100022 beside its errMsg): a service's code, whatever "st" abbreviates.
+    "stCode",
     # Heroku's and Coinbase's `id` is the code ("rate_limit", "authentication_error"); an
     # `id` with digits is a request's or a record's, never read.
     "id",
+    # Pi-hole's {"error": {"key": "rate_limiting", ...}}: a `key` is the code only when its
+    # words name an error; elsewhere it names the field at fault (PARAM_MEMBERS).
+    "key",
 )  # fmt: skip
 
 # Human prose: kept as the detail, read for a delay, and (weakly) for words.
@@ -170,6 +181,9 @@ CONTAINERS = (
     "context_info", "contextInfo",
     # System metadata beside the message: Contentful's {"sys": {"type": "Error", "id": "NotFound"}}.
     "sys",
+    # MercadoLibre's and Mercado Pago's {"error": "bad_request", "cause": [{"code": 2061, ...}]}:
+    # the cause's code is the specific one beneath a status word.
+    "cause",
 )  # fmt: skip
 # Lists of errors (each an object or a string), read as violations when they name fields.
 LIST_MEMBERS = (
@@ -288,7 +302,7 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\bunknown (?:route|endpoint|path|url|uri|method|action|api)\b|\bno (?:such )?route\b|\b(?:invalid|unknown|unsupported) api version\b", _FIX, Code.INVALID_ARGUMENT, 404, "unknown endpoint"),
     # Credentials: an agent cannot mint a new key, so every one of these is give_up.
     _row(r"\b(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence|link|code|otp) (?:has |is |was )?expired\b|\bexpired (?:\w+ )?(?:token|session|credentials?|key|signature|jwt|cookie|certificate|license|licence)\b|\b(?:token|jwt) expired\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "expired credentials"),
-    _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app |private |public |application )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\b(?:api|access|auth|bearer|secret|private) ?(?:keys?|tokens?) (?:is |are |was )?(?:invalid|revoked|missing|not valid|incorrect|wrong|unknown)\b|\b(?:invalid|bad|wrong|incorrect|unknown) (?:\w+ ){1,3}(?:api key|apikey|access token|secret key|private key)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b|\bsignature (?:is )?(?:not valid|invalid|mismatch|does ?n[o' ]?t match|verification failed)\b|\b(?:provided |supplied |your )?credentials? (?:are |is |was |were )?(?:missing|invalid|incorrect|wrong|not valid|revoked)\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
+    _row(r"\bunauthori[sz]ed\b(?! to\b)|\bunauthenticated\b|\bnot (?:authenticated|logged in|signed in)\b|\bauthentication\b|\bauth (?:failed|required|error)\b|\b(?:invalid|bad|missing|wrong|incorrect|unknown|revoked|no) (?:api |access |auth |bearer |secret |client |app |private |public |application |session )?(?:keys?|tokens?|credentials?|auth\w*|signature|secret|login|apikey)\b|\b(?:api|access|auth|bearer|secret|private) ?(?:keys?|tokens?) (?:is |are |was )?(?:invalid|revoked|missing|not valid|incorrect|wrong|unknown)\b|\b(?:invalid|bad|wrong|incorrect|unknown) (?:\w+ ){1,3}(?:api key|apikey|access token|secret key|private key)\b|\bapi key\b.*\b(?:invalid|missing|required|not valid)\b|\blogin (?:required|failed)\b|\binvalid client\b|\bno auth\w*\b|\bsignature (?:is )?(?:not valid|invalid|mismatch|does ?n[o' ]?t match|verification failed)\b|\b(?:provided |supplied |your )?credentials? (?:are |is |was |were )?(?:missing|invalid|incorrect|wrong|not valid|revoked)\b", _GIVE_UP, Code.UNAUTHENTICATED, 401, "unauthorized"),
     # Rate limits and throttling: the same call succeeds later. ("too many request", singular,
     # as in SmartThings' TooManyRequestError.)
     # "Too many new orders; current limit is 50 orders per 10 SECOND", "Exceeded 4 calls per
@@ -312,7 +326,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\btime ?out\b|\btimed out\b|\btimeout\w*|\bdeadline exceeded\b|\btook too long\b", _WAIT, Code.DEADLINE_EXCEEDED, 504, "timeout"),
     # Permission: the caller holds credentials that do not reach this; asking again as-is
     # fails again, whatever status carried it (a 400 "permission denied" included).
-    _row(r"\bforbidden\b|\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\bscope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
+    # ("Developer Inactive", Hotelbeds' whole body for a key whose account was switched off:
+    # an inactive account or key, as a deactivated one.)
+    _row(r"\bforbidden\b|\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\bscope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\b(?:account|developer|user|key|app|application|client|member) (?:is )?inactive\b|\binactive (?:account|developer|user|key|app|application|client)\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
     _row(r"\bnot found\b|\bnotfound\b|\bno such\b|\bdoes ?n[o' ]?t exist\b|\bdoes not exists?\b|\bnon ?existent\b|\bunknown (?:resource|object|user|account|channel|chat|model|repository|repo|project|item|record|id)\b|\bno (?:\w+ )?(?:with|for) (?:the )?(?:given |that |this )?(?:id|name)\b|\bgone\b|\b(?:has been |was )?deleted\b", _GIVE_UP, Code.NOT_FOUND, 404, "not found"),
     # The thing asked for is already under way or done, or the state it asks for already
     # holds (Postmark's "This DKIM is already being renewed", "captioning is already
@@ -325,7 +341,8 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\b(?:is |was |has been |already )?(?:closed|locked|archived|frozen|finali[sz]ed|cancell?ed|terminated|expired|completed|immutable|read ?only)\b|\bno longer\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "closed or locked"),
     # A family code for "the record's state does not allow this" (GoCardless's invalid_state):
     # the state is the server's, not the request's.
-    _row(r"\b(?:invalid|wrong|incorrect|illegal) (?:\w+ )?state\b|\bstate (?:does not|doesn t) allow\b|\bprevents? (?:\w+ )?(?:update|change|edit)\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "invalid state"),
+    # ("Invalid State Code", USPS's: a state's code is a region's, a field of the request.)
+    _row(r"\b(?:invalid|wrong|incorrect|illegal) (?:\w+ )?state\b(?! (?:code|abbreviation|name)\b)|\bstate (?:does not|doesn t) allow\b|\bprevents? (?:\w+ )?(?:update|change|edit)\b", _GIVE_UP, Code.FAILED_PRECONDITION, 409, "invalid state"),
     # Work on the same thing under way: the identical call goes through once it is done.
     _row(r"\bin progress\b|\bbeing (?:processed|updated|modified|created|deleted)\b|\bnot (?:yet )?(?:ready|finished|complete)\b|\btry again (?:shortly|soon)\b", _WAIT, Code.ABORTED, 409, "in progress"),
     # A conflict with the resource's state (a stale version, an etag, a rival edit): the
@@ -350,6 +367,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
 # give_up.
 STEP_PHRASES: tuple[tuple[re.Pattern[str], NextStep], ...] = (
     (re.compile(r"\bretrying (?:will|would|does|can) not help\b|\bretrying (?:won|doesn|can) t help\b|\bdo(?: not|n t) retry\b|\bno (?:point|use) (?:in )?retrying\b"), _GIVE_UP),
+    # ("Please retry your request.", MercadoLibre's internal error: an instruction to send the
+    # same request again; not "please retry with ..." or "... after fixing", which change it.)
+    (re.compile(r"\bplease (?:retry|try again)(?: (?:your|the|this) (?:request|call))?\b(?! (?:with|using|after|once|when|if|without|and)\b)"), _WAIT),
     (re.compile(r"\b(?:try|retry|send|resend)(?: (?:your|the|this) (?:request|call))? again later\b|\bretry later\b|\bwait a (?:moment|minute|few (?:seconds|minutes)|while|bit|little) (?:and|then|before) (?:\w+ ){0,2}(?:try|retry|resend)\b"), _WAIT),
     # A gone endpoint whose body names its successor ("please update your use case to rely
     # on the new API endpoints"): the changed request succeeds, the same one never does.
@@ -439,7 +459,10 @@ _GENERIC = frozenset(words(phrase) for status, phrase in REASON_PHRASES.items() 
      "validation", "security", "request", "validation failed",
      # A class of auth failures: the message says which (Coinbase's authentication_error
      # over "request timestamp expired").
-     "authentication error", "authorization error", "auth error")
+     "authentication error", "authorization error", "auth error",
+     # WSO2's "message": "Runtime Error" beside a description that says which ("Message
+     # throttled out"): the class of any failure at run time, not one.
+     "runtime error", "runtime")
 )
 _NOISE = re.compile(r"\b(?:error|err|exception|http|e)\b")
 

@@ -364,3 +364,149 @@ def test_hours_of_half_a_day_or_more_are_a_long_period() -> None:
 @pytest.mark.parametrize("message", ["No such column 'foo' on sobject of type Bar", "Provided external ID field does not exist or is not accessible: rid"])
 def test_a_field_that_does_not_exist_is_a_request_to_fix(message: str) -> None:
     assert str(read([{"message": message, "errorCode": "NOT_FOUND"}], 404).next_step) == "fix_request"
+
+
+# --------------------------------------------------------------------------- round 4 (r4_heldout)
+
+
+def test_a_status_written_as_a_json_double_is_the_status() -> None:
+    assert read({"error": 404.0, "status": "No objects found."}).status == 404
+    assert read({"code": 503.0, "message": "Back soon"}).status == 503
+    assert read({"code": 503.5, "message": "Back soon"}, 400).status == 400  # not a whole number: no status
+
+
+def test_an_integer_error_member_is_the_status_and_a_token_the_code() -> None:
+    fault = read({"error": 404, "status": "No objects found."})
+    assert (fault.status, fault.code) == (404, None)
+    assert read({"error": "not_found", "reason": "missing"}, 404).code == "not_found"
+
+
+def test_the_only_member_a_list_of_error_entries_is_read() -> None:
+    fault = read({"results": [{"code": 500, "errors": ["Attribute 'host_name': Attribute must not be empty."], "status": "Object could not be created."}]})
+    assert (fault.status, fault.param) == (500, "host_name")
+    with pytest.raises(errconv.DecodeError):
+        read({"results": [{"name": "a", "status": "ok"}]})  # a list of records, not of errors
+
+
+def test_an_errmsg_beside_a_not_ok_flag_is_an_error() -> None:
+    fault = read({"stCode": 7001, "errMsg": "invalid session token", "stat": "Not_Ok"})
+    assert (fault.code, str(fault.next_step)) == ("7001", "give_up")
+
+
+def test_an_inactive_account_gives_up() -> None:
+    assert str(read(b"Developer Inactive").next_step) == "give_up"
+    assert str(read(b"Account is inactive", 400).next_step) == "give_up"
+
+
+def test_please_retry_your_request_says_wait() -> None:
+    assert str(read(b"An internal error has occurred. Please retry your request.", 500).next_step) == "wait"
+    assert str(read(b"Invalid date. Please try again with a valid date.", 400).next_step) == "fix_request"
+
+
+def test_an_xml_reason_element_is_the_message() -> None:
+    body = b'<?xml version="1.0" encoding="UTF-8"?>\n<Error id="x1">\n  <reason>Service busy. Please retry your request.</reason>\n</Error>\n'
+    fault = read(body)
+    assert (fault.detail, str(fault.next_step)) == ("Service busy. Please retry your request.", "wait")
+
+
+def test_a_page_of_several_lines_with_no_status_is_read_only_when_it_says_what_to_do() -> None:
+    assert str(read(b"Oops.\n\nThe service is unavailable.\nPlease try again later.\n").next_step) == "wait"
+    with pytest.raises(errconv.DecodeError):
+        read(b"Hello.\n\nThis is a README.\n")
+
+
+def test_a_charset_in_content_encoding_is_no_coding() -> None:
+    response = b'HTTP/1.1 400 Bad Request\r\nContent-Encoding: UTF-8\r\nContent-Type: application/json\r\n\r\n{"message": "Invalid field"}'
+    assert errconv.decode(response).status == 400
+    with pytest.raises(errconv.DecodeError, match="not an error response: 201"):
+        errconv.decode(b"HTTP/1.1 201 Created\r\nContent-Encoding: UTF-8\r\n\r\n{}")
+    with pytest.raises(errconv.DecodeError, match="coding"):
+        errconv.decode(b'HTTP/1.1 400 Bad Request\r\nContent-Encoding: br\r\n\r\n{"message": "x"}')
+
+
+def test_two_fields_named_together_name_no_one_param() -> None:
+    assert read({"error": True, "reason": "Parameter 'latitude' and 'longitude' must have the same number of elements"}).param is None
+    assert read({"error": True, "reason": "Parameter 'latitude' must be a number"}).param == "latitude"
+
+
+@pytest.mark.parametrize("body", [
+    {"error": {"message": "Rate limit reached on tokens per minute. Please try again in 17.3s.", "type": "tokens", "code": "rate_limit_exceeded"}},
+    {"error": {"message": "request reached max RPM: 3, please try again after 1 seconds", "type": "rate_limit_reached_error"}},
+])  # fmt: skip
+def test_an_envelope_wait_takes_its_delay_from_the_message(body: dict[str, object]) -> None:
+    fault = read(body, 429)
+    assert (str(fault.next_step), fault.retry_after_seconds is not None) == ("wait", True)
+    assert fault.basis("retry_after_seconds").kind == "stated"
+
+
+def test_a_code_of_camel_words_led_by_one_capital_is_not_redacted() -> None:
+    from errconv._agent_text import redact
+
+    assert redact("OAuthRateLimitException") == "OAuthRateLimitException"
+    assert redact("OXq7vRtLmZpW2sKdJfHbNcYe") == "[redacted]"  # random, whatever its capitals
+
+
+def test_a_key_naming_an_error_is_the_code_and_one_naming_a_field_the_param() -> None:
+    fault = read({"error": {"key": "rate_limiting", "message": "Slow down", "hint": None}}, 429)
+    assert (fault.code, fault.param) == ("rate_limiting", None)
+    fault = read({"error": {"key": "postcode", "message": "must be five digits"}}, 400)
+    assert (fault.code, fault.param) == (None, "postcode")
+
+
+def test_an_error_objects_numbered_type_is_its_code() -> None:
+    assert read([{"error": {"type": 7, "address": "/x", "description": "invalid value"}}]).code == "7"
+    assert read({"type": 7, "message": "invalid value", "status": 400}).code is None  # not inside an error object
+
+
+def test_a_cause_entrys_code_is_the_specific_one() -> None:
+    body = {"message": "Invalid amount", "error": "bad_request", "status": 400, "cause": [{"code": 4020, "description": "Invalid amount", "data": None}]}
+    assert read(body).code == "4020"
+
+
+def test_an_xml_error_number_is_the_code_even_negative() -> None:
+    body = b'<?xml version="1.0"?>\n<Response><Error><Number>-2147000001</Number><Description>Invalid City.</Description></Error></Response>'
+    assert read(body).code == "-2147000001"
+
+
+def test_an_invalid_state_code_is_a_field_not_a_records_state() -> None:
+    assert str(read({"message": "Invalid State Code."}, 400).next_step) == "fix_request"
+    assert str(read({"message": "Invalid state for this order."}, 400).next_step) == "give_up"
+
+
+@pytest.mark.parametrize("message, param", [
+    ("limit param out of bounds (1-1000)", "limit"),
+    ("invalid institution_id provided", "institution_id"),
+    ("invalid request provided", None),  # no field's form
+])  # fmt: skip
+def test_a_field_named_bare_in_prose(message: str, param: str | None) -> None:
+    assert read({"error": 6, "message": message}).param == param
+
+
+def test_a_member_whose_value_is_a_verdict_names_the_field() -> None:
+    assert read({"user": "invalid", "errors": ["user identifier is not valid"], "status": 0}).param == "user"
+    assert read({"result": "invalid", "errors": ["user identifier is not valid"], "status": 0}).param is None
+
+
+def test_a_runtime_error_message_yields_to_the_description() -> None:
+    fault = read({"code": "900800", "type": "Status report", "message": "Runtime Error", "description": "Message throttled out"})
+    assert (str(fault.next_step), fault.detail) == ("wait", "Message throttled out")
+
+
+@pytest.mark.parametrize("message, param", [
+    ("Please specify a value for 'label'.", "label"),
+    ("content-type: must be multipart/form-data", "content-type"),
+    ("Bad Request - Invalid BusinessShortCode", "BusinessShortCode"),
+    ("Bad Request - Invalid BusinessShortCode for this account type", None),  # not what the message ends on
+    ("Invalid Request", None),
+])  # fmt: skip
+def test_more_fields_named_in_prose(message: str, param: str | None) -> None:
+    assert read({"errorCode": "400.1", "errorMessage": message}).param == param
+
+
+def test_an_exception_type_is_the_code() -> None:
+    assert read({"exceptionType": "EntityNotFoundException", "httpStatusCode": 404, "message": "No such line"}).code == "EntityNotFoundException"
+
+
+def test_an_oauth_problem_report_names_the_code() -> None:
+    assert read(b"oauth_problem=token_rejected&debug=1", 401).code == "token_rejected"
+    assert read(b"oauth_problem=nonce_used", 401).code == "nonce_used"

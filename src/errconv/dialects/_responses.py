@@ -617,6 +617,9 @@ def parse_response(data: bytes, limits: Limits = DEFAULT_LIMITS) -> ParsedRespon
 _CHUNK_LINE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
 _TEXTUAL = re.compile(rb"[\t\n\r\x20-\x7e]*")
 _CODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # zlib wbits: gzip's header, zlib's (deflate)
+# Character sets, not content codings: a server that writes its charset in Content-Encoding
+# (Jetty 6's `Content-Encoding: UTF-8`) has applied no coding; the body is read as given.
+_CHARSETS = frozenset(("utf-8", "utf8", "utf-16", "iso-8859-1", "latin1", "latin-1", "us-ascii", "ascii"))
 
 
 def _framed(resp: ParsedResponse, limits: Limits) -> ParsedResponse:
@@ -663,6 +666,9 @@ def _framed(resp: ParsedResponse, limits: Limits) -> ParsedResponse:
                 notes.append(f"the body is {len(body)} bytes, shorter than its Content-Length of {length}: read as given")
     for coding in reversed(transfer + content):
         if coding == "identity":
+            continue
+        if coding in _CHARSETS:
+            notes.append(f"Content-Encoding {coding!r} names a character set, not a coding: read as given")
             continue
         if coding not in _CODINGS:
             raise DecodeError(f"the body is in the {shorten(coding)} coding, which errconv does not decode")

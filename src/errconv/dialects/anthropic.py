@@ -36,7 +36,7 @@ from ..details import RequestInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, write_json
 from .._model.schema import check_depth
-from .openai import agent_fields, request_id, should_retry, write_agent_fields
+from .openai import agent_fields, prose_wait, request_id, should_retry, write_agent_fields
 from .stripe import header_copy
 
 __all__ = ["Anthropic", "STEP_FOR_CODE", "error_type"]
@@ -270,6 +270,7 @@ class Anthropic(Dialect):
                 by_code = (_GIVE_UP, "Anthropic's fixed sentence for spent usage or credit (no change of the request helps)")
                 reading.notes += ("the next step is read from the message: Anthropic states spent usage only in prose here",)
         body_wait = "retry_after_seconds in the body" if "retry_after_seconds" in fields else None
+        prose_wait(message, fields, reading, stated, by_code)
         return reading.finish(fields, stated, body_wait=body_wait, by_code=by_code)
 
     def encode(self, fault: Fault, writing: Writing) -> bytes:

@@ -110,6 +110,8 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
         # one member a list of entries, the first an error that says so.
         if type(inner) is list and inner and type(inner[0]) is dict:
             entry = inner[0]
+            if not entry.keys().isdisjoint(_ERROR_ONLY) and any(_valid_status(entry.get(n)) is not None for n in ("code", "status")):
+                return True  # Icinga 2's {"results": [{"code": 500, "errors": [...]}]}: an error member beside an error status
             return type(entry.get("status")) is str and entry["status"].lower() in _FAILED and _looks_like_an_error_inner(entry)
         return False
     # CryptoCompare's {"Response": "Error", "Message": ...}: a member that says error, beside
@@ -178,6 +180,8 @@ _ERROR_ONLY = frozenset(
     ("error", "errors", "fault", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_message",
      "errorMessage", "ErrorMessage", "error_description", "error_type", "errorType", "errorMessages", "exception",
      "err-code", "err-msg", "errcode", "errmsg", "errorNum",
+     # camelCase and snake_case spellings of errmsg (Kotak Neo's {"stCode": ..., "errMsg": ...}).
+     "errMsg", "err_msg",
      # Portainer's {"err": ..., "details": ...}; a SOAP-minded {"Fault": {"Error": [...]}}.
      "err", "Fault",
      *vocab.RETRYABLE_MEMBERS, *(name for name, _ in vocab.DELAY_MEMBERS if name not in ("wait", "backoff", "cooldown"))),
@@ -188,10 +192,11 @@ _MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details"
 _ERROR_TOKEN = re.compile(r"(?:ERR|ERROR)_[A-Z0-9]+(?:_[A-Z0-9]+)*")
 # Members whose value says the call failed (CryptoCompare's `"Response": "Error"`, OMDb's
 # `"Response": "False"`, UniFi's `"rc": "error"`), and the values that say so.
-_FLAGS = ("Response", "response", "result", "Result", "status", "Status", "rc", "success")
-_FAILED = frozenset(("error", "fail", "failed", "failure", "false"))
+_FLAGS = ("Response", "response", "result", "Result", "status", "Status", "rc", "success", "stat")
+# (`not_ok`: Kotak Neo's `"stat": "Not_Ok"`, the negation of its success value "Ok".)
+_FAILED = frozenset(("error", "fail", "failed", "failure", "false", "not_ok", "notok"))
 # The status members that only ever hold a status (not `code`, which may be the service's).
-_STATUS_ONLY = tuple(name for name in vocab.STATUS_MEMBERS if name not in ("code", "error_code", "errorCode"))
+_STATUS_ONLY = tuple(name for name in vocab.STATUS_MEMBERS if name not in ("code", "error_code", "errorCode", "error"))
 _TAGS = re.compile(r"<[^>]{0,2000}>")
 _SCRIPT = re.compile(r"(?is)<(script|style|title)\b.*?</\1\s*>")  # the title leads the prose once, not twice
 _SPACE = re.compile(r"\s+")
@@ -247,8 +252,16 @@ class General(Dialect):
                 return FALLBACK  # a CSV error: "code,message" over one row
             if status is None and http is None and _first_line_status(bytes(value)) is not None:
                 return FALLBACK  # text whose first line states an error status ("409: Conflict", "status code: 404")
-            if status is None and (http is not None or len(value) > _MAX_BARE_TEXT or b"\n" in value.strip()):
-                return 0.0  # bare text with no status: only one short line of an error's prose
+            if status is None and (http is not None or len(value) > _MAX_BARE_TEXT):
+                return 0.0  # bare text with no status: only a short error's prose
+            if status is None and b"\n" in value.strip():
+                # Several lines with no status: only a page that tells the caller outright what
+                # to do (nginx's "currently unavailable. Please try again later." page).
+                try:
+                    lines = _prose_of(bytes(value))
+                except UnicodeDecodeError:
+                    return 0.0
+                return FALLBACK if vocab.step_stated(vocab.words(lines)) is not None else 0.0
             try:
                 text = _prose_of(bytes(value))
             except UnicodeDecodeError:
@@ -310,10 +323,12 @@ def _objects(value: Any) -> list[tuple[str, dict[str, Any]]]:
                 child = _embedded(child)  # another service's error body as a string (a proxy's)
             if type(child) is dict or (type(child) is list and child):
                 queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
-        # The only member being an object ({"detail": {...}}) is a container too.
+        # The only member being an object ({"detail": {...}}) is a container too, and so is
+        # the only member being a list of objects (Icinga 2's {"results": [{"code": 500,
+        # "errors": [...]}]}).
         if len(node) == 1:
             (name, child), = node.items()
-            if type(child) is dict and name not in vocab.CONTAINERS:
+            if (type(child) is dict or (type(child) is list and child and type(child[0]) is dict)) and name not in vocab.CONTAINERS:
                 queue.append((f"{pointer}/{_escape(name)}", child, depth + 1))
     return out
 
@@ -352,6 +367,8 @@ def _valid_status(value: Any) -> int | None:
     is no HTTP status but the service's code."""
     if type(value) is str and len(value) == 3 and value.isdigit() and value.isascii():
         value = int(value)
+    elif type(value) is float and value.is_integer():
+        value = int(value)  # a status written as a JSON double (Icinga 2's "code": 500.0); never NaN or inf
     if type(value) is int and 400 <= value <= 599:
         return value
     return None
@@ -413,7 +430,7 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
             if status is None:
                 continue
             at = f"{pointer}/{_escape(name)}"
-            if name in ("code", "error_code", "errorCode") and wire_status is not None and status != wire_status:
+            if name in ("code", "error_code", "errorCode", "error") and wire_status is not None and status != wire_status:
                 continue  # an integer code beside another status is the service's code (Postmark's 505 at 422)
             if body_status is None:
                 body_status, status_at = status, at
@@ -442,11 +459,15 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 continue  # CryptoCompare's numbered Type; a capitalised type word is a record's kind
             if name == "id" and type(raw) is str and _I18N_KEY.fullmatch(raw) and _names_an_error_key(raw):
                 pass  # a message key naming an error (Mattermost's "api.context.permissions.app_error")
+            elif name == "type" and type(raw) is int and pointer.endswith("/error"):
+                pass  # an error object's numbered type is its code (Philips Hue's {"error": {"type": 1, ...}})
+            elif name == "key" and (type(raw) is not str or not _names_an_error(raw)):
+                continue  # a key is a code only when it names an error (Pi-hole's "rate_limiting"); else a field's
             elif name in ("type", "name", "kind", "id") and (type(raw) is not str or "://" in raw or (name == "id" and (_ID_LIKE.match(raw) or not raw.replace("_", "").isalpha()))):
                 continue
             if name in ("error_id", "errorId") and type(raw) is str and _ID_LIKE.match(raw):
                 continue  # an incident's id (Zenodo's 32 hex digits), not a code
-            if name == "name" and not _ERROR_CLASS.search(raw) and not (_TOKEN.fullmatch(raw) and "_" in raw and vocab.meaning_of(vocab.words(raw)) is not None):
+            if name == "name" and type(raw) is str and not _ERROR_CLASS.search(raw) and not (_TOKEN.fullmatch(raw) and "_" in raw and vocab.meaning_of(vocab.words(raw)) is not None):
                 continue  # a field's or a resource's name, unless it names an error class (or a known error: Mandrill's Invalid_Key)
             if name == "label" and (type(raw) is not str or not _UPPER_CODE.fullmatch(raw)):
                 continue  # a label is a code only as one (Gate.io's INVALID_KEY)
@@ -570,6 +591,13 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
         named = prose_param(message)
         if named is not None:
             param, param_at = named, f"prose {message_at}"
+    if param is None and type(value) is dict:
+        # A member named for a field whose whole value is a verdict on it (Pushover's
+        # {"user": "invalid", "errors": [...]}): that field is the one at fault.
+        for name, raw in value.items():
+            if type(raw) is str and raw.lower() in _FIELD_VERDICTS and _FIELD_NAME.fullmatch(name) and name not in _KNOWN_MEMBERS:
+                param, param_at = name, f"/{_escape(name)}"
+                break
     if param is not None:
         found.took("param", param_at)
     if violations and param_at[:1] == "/":
@@ -841,7 +869,25 @@ def _basis(source: str) -> Basis:
     return Basis(kind="stated", source=source)
 
 
+# A value that only judges the field it is under ("user": "invalid").
+_FIELD_VERDICTS = frozenset(("invalid", "missing", "required", "not valid", "is invalid", "is required", "is missing"))
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+# Members whose names say something of the error itself, never a field of the request.
+_KNOWN_MEMBERS = frozenset(
+    (*vocab.STATUS_MEMBERS, *vocab.CODE_MEMBERS, *vocab.MESSAGE_MEMBERS, *vocab.PARAM_MEMBERS, *vocab.CONTAINERS, *vocab.LIST_MEMBERS,
+     *vocab.STEP_MEMBERS, *_FLAGS, "result", "request", "state", "errors")
+)  # fmt: skip
+
+
+def _names_an_error(value: str) -> bool:
+    """Whether a token names an error rather than a field: its words have a meaning
+    ("rate_limiting", "unauthorized") or are a status's reason ("bad_request")."""
+    return _TOKEN.fullmatch(value) is not None and (vocab.meaning_of(vocab.words(value)) is not None or vocab.is_generic(value))
+
+
 def _param_value(value: Any, name: str) -> str | None:
+    if name == "key" and type(value) is str and _names_an_error(value):
+        return None  # Pi-hole's {"error": {"key": "bad_request", ...}}: the error's key, read as its code
     if type(value) is str and value and len(value) <= 256 and " " not in value.strip():
         if name == "pointer" or value.startswith(("/", "#/")):
             if name in ("path", "location") and not value.startswith("#"):
@@ -1007,6 +1053,16 @@ _PROSE_PARAMS = (
     re.compile(r"\b(?:in|the|missing|invalid) ([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+) header\b"),
     # "Please add a username to each call" (GeoNames): what the request must carry.
     re.compile(r"(?i)\b(?:add|provide|specify|include|supply|pass) (?:a |an |the |your )?(" + _IDENT + r") (?:parameter|param|field|argument|to (?:each|every|the|your|this) (?:call|request)s?)\b"),
+    # "limit param out of bounds (1-1000)" (Last.fm's): a bare name before the word param.
+    re.compile(r"^([a-z_][A-Za-z0-9_]*) (?:param|parameter) (?:is |was )?(?:out of (?:bounds|range)|invalid|missing|required|not valid)\b"),
+    # "Please specify a value for 'label'." (Matomo's): the field a value is asked for.
+    re.compile(r"(?i)\b(?:specify|provide|supply|give|set) (?:a |an )?(?:valid )?value for [`'\"](" + _IDENT + r")[`'\"]"),
+    # "content-type: must be multipart/form-data" (Stability's): a name, hyphens too, leading a rule.
+    re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*): (?:must|should|is required|is invalid|cannot|can ?not)\b"),
+    # "Bad Request - Invalid BusinessShortCode" (M-Pesa's): a CamelCase name the message ends on.
+    re.compile(r"\b[Ii]nvalid ([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\s*\.?\s*$"),
+    # "invalid institution_id provided" (Plaid's): a snake_case name, a field's by its form.
+    re.compile(r"(?i)\b(?:invalid|missing|unknown|unsupported) ([a-z][a-z0-9]*(?:_[a-z0-9]+)+) (?:provided|given|supplied|specified|passed|value)\b"),
     # "Please verify your key= parameter" (Steam's 401 page): a query parameter by its `name=`.
     re.compile(r"(?i)\b(?:verify|check|correct|fix) (?:the |your )?(" + _IDENT + r")= ?(?:parameter|param|argument)\b"),
 )
@@ -1032,10 +1088,18 @@ def prose_param(text: str) -> str | None:
             # outranks one without ("Invalid 'key' field: invalid key format" names `key`).
             quoted = m.end(1) < len(text) and text[m.end(1)] in "`'\""
             if quoted:
+                if _ONE_OF_SEVERAL_AFTER.match(text, m.end(1) + 1) or _ONE_OF_SEVERAL_BEFORE.search(text, 0, max(0, m.start(1) - 1)):
+                    return None  # "Parameter 'latitude' and 'longitude' must ...": several named, none alone at fault
                 return m.group(1)
             if unquoted is None and m.group(1).lower() not in _NOT_NAMES:
                 unquoted = m.group(1)
     return unquoted
+
+
+# A quoted name joined to another quoted name ("'latitude' and 'longitude'", "'a', 'b'"):
+# the message names several fields, and which one is at fault it does not say.
+_ONE_OF_SEVERAL_AFTER = re.compile(r"\s*(?:,|and|or|&)\s*[`'\"]" + _IDENT + r"[`'\"]")
+_ONE_OF_SEVERAL_BEFORE = re.compile(r"[`'\"]" + _IDENT + r"[`'\"]\s*(?:,|and|or|&)\s*\Z")
 
 
 # Words a pattern may catch where a name should be ("unknown field name 'x'").
@@ -1141,7 +1205,9 @@ def _prose_says(text: str, status: int) -> bool:
 
 # A code leading a text body: ClickHouse's "Code: 60, e.displayText() = ...", GeoNames'
 # "ERR:10:...", Baidu's "[18] Open api qps request limit reached".
-_TEXT_CODE = re.compile(r"\s*(?:Code: ?([0-9]{1,9})[,.:]|ERR:([0-9]{1,9}):|\[([0-9]{1,9})\] )")
+# (`oauth_problem=signature_invalid&...`: OAuth 1.0a's Problem Reporting extension, a form-encoded
+# body whose first pair names the problem, as Flickr's 401 sends it.)
+_TEXT_CODE = re.compile(r"\s*(?:Code: ?([0-9]{1,9})[,.:]|ERR:([0-9]{1,9}):|\[([0-9]{1,9})\] |oauth_problem=([a-z_]{1,48})(?:&|\s*$))")
 
 
 def _text_code(text: str) -> tuple[str, str] | None:
@@ -1209,10 +1275,13 @@ _XML_FAILED_ATTR = re.compile(r"(?i)\b(?:success|issuccess)\s*=\s*\"false\"|\bty
 # <meta><statuscode> (beside <status>failure</status>), SOAP's <faultstring> and NetSuite's
 # <platformCore:code>, Recurly's <error><symbol>not_found</symbol>; `faultcode` last (SOAP's
 # own class, "soapenv:Server").
-_XML_CODES = ("errorcode", "error_code", "code", "symbol", "statuscode", "faultcode")
-_XML_MESSAGES = ("message", "msg", "errormessage", "error_message", "description", "faultstring", "detail")
+# `number` after them: USPS Web Tools' <Error><Number>-2147219401</Number> (a COM error's Number).
+_XML_CODES = ("errorcode", "error_code", "code", "symbol", "statuscode", "faultcode", "number")
+# `reason` last: MercadoLibre's <Error><reason>An internal error ...</reason></Error>.
+_XML_MESSAGES = ("message", "msg", "errormessage", "error_message", "description", "faultstring", "detail", "reason")
 
 
+_SIGNED = re.compile(r"-[0-9]{1,19}")
 _XML_TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]{0,100})[^<>]{0,2000}?(/?)>")
 _XML_MAX_DEPTH = 32
 _XML_UNDECLARED = re.compile(r"&(?!(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});)")
@@ -1263,7 +1332,8 @@ def _xml_children(text: str) -> tuple[str | None, str | None, str] | None:
             leaves[name] = inner
     if not failed and leaves.get("status", "").lower() not in _FAILED:
         return None
-    code = next(((leaves[n], n) for n in _XML_CODES if n in leaves and _TOKEN.fullmatch(leaves[n])), None)
+    # (A negative number is a code too: USPS's -2147219401, as Binance's -1021 in JSON.)
+    code = next(((leaves[n], n) for n in _XML_CODES if n in leaves and (_TOKEN.fullmatch(leaves[n]) or _SIGNED.fullmatch(leaves[n]))), None)
     message = next((leaves[n] for n in _XML_MESSAGES if n in leaves), None)
     if code is None and message is None:
         return None

@@ -37,6 +37,7 @@ from typing import Any
 
 from .._model.errors import DecodeError, shorten
 from .._model.fault import METADATA_RESERVED, Fault
+from .._model.retry_after import prose_delay
 from ..codes import NextStep, code_for_http
 from ..details import RequestInfo
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
@@ -175,6 +176,21 @@ def agent_fields(inner: dict[str, Any], fields: dict[str, Any], reading: Reading
         fields["retry_after_seconds"] = delay
         reading.saw("delay:body", f"{at}/retry_after_seconds", inner["retry_after_seconds"])
     return stated
+
+
+def prose_wait(message: Any, fields: dict[str, Any], reading: Reading, stated: NextStep | None, by_code: tuple[NextStep, str] | None) -> None:
+    """The delay a wait's message states in prose ("Please try again in 17.359s", as OpenAI
+    and the servers copying its envelope write a rate limit), into `fields`, when nothing
+    else gives one: no delay member, no header, no move stated, and none by the code that
+    is not a wait (with no code table row, the delay is the body's signal to wait)."""
+    if stated is not None or (by_code is not None and by_code[0] is not _WAIT) or type(message) is not str:
+        return
+    if "retry_after_seconds" in fields or reading.delay is not None:
+        return
+    said = prose_delay(message)
+    if said is not None:
+        fields["retry_after_seconds"] = said[0]
+        reading.notes += (f"the delay read from the message's prose {said[1]!r}",)
 
 
 def request_id(fault: Fault) -> str | None:
@@ -354,6 +370,7 @@ class OpenAI(Dialect):
                 by_code = (_FIX, over)
                 reading.notes += (f"read from {over}",)
         body_wait = "retry_after_seconds in the body" if "retry_after_seconds" in fields else None
+        prose_wait(message, fields, reading, stated, by_code)
         return reading.finish(fields, stated, body_wait=body_wait, by_code=by_code)
 
     def encode(self, fault: Fault, writing: Writing) -> bytes:

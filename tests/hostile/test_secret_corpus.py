@@ -315,3 +315,8 @@ def test_what_a_model_needs_survives_redaction_on_every_real_capture() -> None:
     )
     assert read >= 200 and present >= 300, (read, present)
     assert rate <= FALSE_POSITIVE_MAX, damaged
+    # docs/security.md states this figure: checked here, so it cannot go stale (issue 30).
+    security = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
+    stated = f"the {read:,} real captures of tests/realworld and tests/realworld_open"
+    assert stated in " ".join(security.split()), f"docs/security.md should say {stated!r}"
+    assert f"**False positives: {len(damaged)} of {present} facts damaged" in security

@@ -301,13 +301,15 @@ _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _IDENT_RIGHT = re.compile(r"[A-Za-z0-9_.\-]{0,64}")
 _IDENT_REST = re.compile(r"[A-Za-z0-9_.\-]*")
 # After a name: closing quotes or a bracket, spaces, an operator, spaces and newlines,
-# an opening quote (a bytes repr's `b'` too) or a YAML list's dash.
+# an opening quote (a bytes repr's `b'` too), a YAML list's dash, or an angle bracket after
+# an operator (`token=<value>`, a placeholder's form; the fuzz run found `access_token=<` a
+# value no rule took).
 _SEP = re.compile(
     r"(?P<close>[\"'`\]/]{0,2})(?P<pre>[ \t]{0,16})"
     r"(?P<op>=>|:=|==|=|:|>|\]\(|\(|,|\|)?"
     r"(?P<post>[ \t\r\n]{0,32})"
     r"(?P<is>(?:is|was)[ \t]{1,8})?"
-    r"(?P<open>b?[\"'`]|\[|\{|-[ \t])?"
+    r"(?P<open>b?[\"'`]|\[|\{|-[ \t]|<)?"
 )
 _SCHEME = re.compile(r"(?i)(?:bearer|basic|digest|token|dpop|negotiate|apikey|key|sso-key|ssws|otp)[ \t]{1,8}")
 _BARE = re.compile(r"[^\s,;&\"'`<>(){}\[\]…]{1,1024}")
@@ -370,6 +372,16 @@ def _value_span(text: str, at: int, name: str) -> tuple[int, int] | None:
         line = text.rfind("\n", 0, pos - 2) + 1
         items = _YAML_ITEM.match(text, line)
         return (pos - 2, items.end()) if items else None
+    if opening == "<":  # after `=` or `:` only: to its closing bracket, else as a bare value
+        if op not in ("=", ":", ":="):
+            return None
+        end = text.find(">", pos, pos + 1024)
+        if end < 0:
+            bare_after = _BARE.match(text, pos)
+            end = bare_after.end() if bare_after is not None else pos
+        if end <= pos or not _ALNUM.intersection(text[pos:end]) or text.startswith(MARK, pos):
+            return None
+        return (pos, end)
     if opening:
         quote = opening[-1]
         end = text.find(quote, pos, pos + 1024)

@@ -44,20 +44,9 @@ if args.base is not None:
     builds["base"] = importlib.import_module("errconv_base")
 CASES = ("rate_limited", "validation_failed", "quota_failure")
 JSON = ("problem", "google", "status-json", "stripe")
-import requests
-from requests.structures import CaseInsensitiveDict
-REQ = requests.Request("POST", "https://api.example.com/v1/things:run").prepare()
 from google.api_core import exceptions as gexc
 
-def by_hand(status, headers, body):
-    r = requests.Response()
-    r.status_code = status
-    r.headers = CaseInsensitiveDict(headers)
-    r._content = body
-    r.encoding = "UTF-8"
-    r.request = REQ
-    r.url = REQ.url
-    return r
+by_hand = alternatives.response_builder()
 
 fns = {}
 for case in CASES:

@@ -92,26 +92,14 @@ for _api in builds.values():  # the submodules a lazy package only imports when 
     importlib.import_module(_api.__name__ + "._cli")
     importlib.import_module(_api.__name__ + ".gateway")
 
-import requests  # noqa: E402
 from google.api_core import exceptions as gexc  # noqa: E402
-from requests.structures import CaseInsensitiveDict  # noqa: E402
-
-REQ = requests.Request("POST", "https://api.example.com/v1/things:run").prepare()
 
 JSON = tuple(d.name for d in _dialects.registered() if d.form == "json" and d.encodes)
 ALL_CASES = sorted(p.name for p in (ROOT / "golden").iterdir() if (p / "fault.json").is_file())
 CASES = ALL_CASES if args.cases == "all" else args.cases.split(",")
 
 
-def by_hand(status: int, headers: list[tuple[str, str]], body: bytes) -> requests.Response:
-    r = requests.Response()
-    r.status_code = status
-    r.headers = CaseInsensitiveDict(headers)
-    r._content = body
-    r.encoding = "UTF-8"
-    r.request = REQ
-    r.url = REQ.url
-    return r
+by_hand = alternatives.response_builder()
 
 
 def floor_of(data: bytes, parsed_out: Any) -> bytes:

@@ -5,6 +5,8 @@ builds the Fault, bound by the same `Limits` whichever entry point was used.
 
 from __future__ import annotations
 
+import functools
+
 import math
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -346,9 +348,7 @@ class Reading:
         given = dict(self.bases) if self.bases else _NOTHING_GIVEN
         # The Basis values that name the body, made once per body name (a Basis is frozen:
         # one shared is the same value as one made here).
-        said = _SAID.get(self.body or self.dialect)
-        if said is None:
-            said = _said(self.body or self.dialect)
+        said = _said(self.body or self.dialect)
         tracing = self.seen is not None
         inferred = self.inferred
         status = given.get("status")
@@ -427,36 +427,24 @@ _LINE = Basis(kind="stated", source="the HTTP status line")
 _NOTHING_GIVEN: dict[str, Basis] = {}  # read, never written
 
 # Per body name (a dialect's, or the body's inside HTTP): Basis stated by the body,
-# inferred from its code, inferred from its protocol code, and the body's words.
-_SAID: dict[str, tuple[Basis, Basis, Basis, str]] = {}
-
-
+# inferred from its code, inferred from its protocol code, and the body's words. Bounded:
+# names are the dialects', but a caller may set any.
+@functools.lru_cache(maxsize=256)
 def _said(name: str) -> tuple[Basis, Basis, Basis, str]:
     body = f"the {name} body"
-    found = (
+    return (
         Basis(kind="stated", source=body),
         Basis(kind="inferred", source=f"{body}'s code"),
         Basis(kind="inferred", source=f"{body}'s protocol code"),
         body,
     )
-    if len(_SAID) >= 256:
-        _SAID.clear()  # bounded: names are the dialects', but a caller may set any
-    _SAID[name] = found
-    return found
 
 
-# Basis(kind="inferred", source=why) per why: a code table's or the ladder's words.
-_INFERRED: dict[str, Basis] = {}
-
-
+# Basis(kind="inferred", source=why) per why: a code table's or the ladder's words (bounded,
+# whatever words a stream's codes bring).
+@functools.lru_cache(maxsize=1024)
 def _inferred(why: str) -> Basis:
-    found = _INFERRED.get(why)
-    if found is None:
-        found = Basis(kind="inferred", source=why)
-        if len(_INFERRED) >= 1024:
-            _INFERRED.clear()  # bounded, whatever words a stream's codes bring
-        _INFERRED[why] = found
-    return found
+    return Basis(kind="inferred", source=why)
 _GIVEN = Basis(kind="stated", source="the status given with the body")
 _CODES = tuple(Code(n) for n in range(17))
 

@@ -75,6 +75,10 @@ def _names_an_error_key(raw: str) -> bool:
 
 
 _RETURN_CODES = frozenset(("retCode", "ret_code", "returnCode", "return_code", "errcode", "errno"))
+# Result codes, all zeros on success (Naver's "resultcode": "00").
+_RESULT_CODES = ("resultcode", "resultCode", "result_code")
+# The members holding a return or result code beside a message (Bybit's retCode).
+_RETURN_CODE_NAMES = ("retCode", "ret_code", "returnCode", "return_code", *_RESULT_CODES)
 # Members naming an HTTP status, beside which a nested `code` of three digits is that status.
 _NESTED_STATUS = frozenset(("httpStatusCode", "http_status_code", "httpStatus", "http_status", "statusCode", "status_code"))
 # A code written as the first of a list of messages: Kraken's ["EAPI:Invalid key"], a
@@ -131,7 +135,7 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
     if type(said) is str and " " in said.strip() and _prose_status_message(said):
         return True
     # Bybit's and others' {"retCode": 10006, "retMsg": ...}: a nonzero return code beside a message.
-    for name in ("retCode", "ret_code", "returnCode", "return_code", "resultcode", "resultCode", "result_code"):
+    for name in _RETURN_CODE_NAMES:
         raw = obj.get(name)
         if raw is not None and not _success_code(raw) and not keys.isdisjoint(_RETURN_MESSAGES):
             return True
@@ -473,7 +477,7 @@ def _decode_json(value: dict[str, Any] | list[Any], reading: Reading) -> Fault:
                 continue  # a label is a code only as one (Gate.io's INVALID_KEY)
             if name in _RETURN_CODES and raw in (0, "0"):
                 continue  # a return code of 0 is success
-            if name in ("resultcode", "resultCode", "result_code") and _success_code(raw):
+            if name in _RESULT_CODES and _success_code(raw):
                 continue  # Naver's "00"
             if name in ("code", "Code") and raw in (-1, "-1") and type(obj.get("name")) is str and _TOKEN.fullmatch(obj["name"]):
                 continue  # a -1 beside a named error is only a failure flag (Mandrill's code -1, name Invalid_Key)

@@ -260,8 +260,7 @@ def prose_delay(text: str, cap: int = MAX_RETRY_AFTER_SECONDS) -> tuple[int, str
     True
     """
     text = text[:_MAX_PROSE]
-    if _ONE.search(text) is not None:
-        text = _ONE.sub(r"\1 1 \2", text)  # "retry after one minute" (Tencent's): the amount as a digit
+    text = _ONE.sub(r"\1 1 \2", text)  # "retry after one minute" (Tencent's): the amount as a digit
     for m in _PROSE.finditer(text):
         word = m.group(0).split(None, 1)[0].lower()
         if word in ("in", "for", "within") and not _WAIT_CONTEXT.search(text, 0, m.end()):

@@ -317,6 +317,7 @@ _LINE = re.compile(r"[^\r\n\"'<>]{1,1024}")
 _YAML_ITEM = re.compile(r"(?:[ \t]{0,32}-[ \t][^\r\n]{0,1024}(?:\r?\n|\Z)){1,64}")
 _NOT_VALUES = frozenset(("null", "true", "false", "none", "nil", "undefined", "required", "missing", "invalid", "empty"))
 _PAIR = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]{1,63})[=:]")
+_STRAY = frozenset(",;&}])")
 _LOOKS_SECRET = re.compile(r"[0-9]|[^A-Za-z0-9]|[A-Za-z]{16}")
 _BRACKET_MAX = 2048
 
@@ -353,8 +354,10 @@ def _value_span(text: str, at: int, name: str) -> tuple[int, int] | None:
     op = m.group("op") or ""
     opening = m.group("open") or ""
     close = m.group("close")
-    if op == "==" or (op in ("(", "|") and not close and not opening):
+    if op in ("(", "|") and not close and not opening:
         return None
+    # `==` too: a filter or a comparison that names a credential gives its value away all
+    # the same (`api_key==X`).
     strong = op not in ("", ",") or (op == "," and bool(close) and opening[-1:] in ("'", '"'))
     if not strong and ("\n" in m.group("post") or "\r" in m.group("post")):
         return None  # a name at the end of a line of prose
@@ -405,7 +408,14 @@ def _value_span(text: str, at: int, name: str) -> tuple[int, int] | None:
         return (pos, rest.end()) if rest else None
     bare = _BARE.match(text, pos)
     if bare is None:
-        return None
+        if not strong or op == "," or pos >= len(text) or text[pos] not in _STRAY:
+            return None
+        # An empty value, then one stray mark and a word (`password=,X`, `token=}X`): the
+        # word is read as the value unless it is a pair of its own (`password=&user=bob`).
+        bare = _BARE.match(text, pos + 1)
+        if bare is None or _PAIR.match(bare.group()) or not _LOOKS_SECRET.search(bare.group()):
+            return None
+        pos += 1
     value = bare.group().rstrip(".:!?")
     if not _ALNUM.intersection(value) or value.lower() in _NOT_VALUES:
         return None
@@ -721,6 +731,8 @@ def _urls(text: str) -> Iterator[tuple[int, int]]:
         if at_sign > 0 and (authority_end < 0 or at_sign < authority_end or ":" in rest[:authority_end]):
             if not rest.startswith(MARK):
                 yield (base + head, base + head + at_sign)
+        else:
+            yield from _lost_userinfo(text, base + head, rest[: cut if authority_end < 0 else authority_end])
         query = rest.find("?")
         fragment = rest.find("#")
         if query >= 0 and (fragment < 0 or query < fragment):
@@ -729,6 +741,27 @@ def _urls(text: str) -> Iterator[tuple[int, int]]:
                 yield (base + head + query + 1, base + head + q_end)
         if fragment >= 0 and "=" in rest[fragment:] and not rest.startswith(MARK, fragment + 1):
             yield (base + head + fragment + 1, base + len(url))
+
+
+# After a URL whose authority ends in `:` (`https://user: pass@host`, the `@` part parted
+# from it): quotes, brackets or spaces, then the password up to its `@`.
+_AFTER_COLON = re.compile(r"[ \t\r\n\"'`<]{1,4}([^\s\"'`<>@/]{1,256})@")
+
+
+def _lost_userinfo(text: str, start: int, authority: str) -> Iterator[tuple[int, int]]:
+    """A password in a URL whose `@` is gone or parted from it: an authority's "port" that
+    is no number (RFC 3986 ports are digits: `user:Pa55word` with its `@` cut off), or the
+    word after an authority that ends in `:`."""
+    colon = authority.find(":", authority.rfind("]") + 1)  # past an IPv6 address's own colons
+    if colon < 0:
+        return
+    port = authority[colon + 1 :]
+    if port and not port.isdigit() and _LOOKS_SECRET.search(port) and not port.startswith(MARK):
+        yield (start + colon + 1, start + len(authority))
+    elif not port:
+        after = _AFTER_COLON.match(text, start + len(authority))
+        if after is not None and not after.group(1).startswith(MARK):
+            yield after.span(1)
 
 
 def _bearers(text: str) -> Iterator[tuple[int, int]]:

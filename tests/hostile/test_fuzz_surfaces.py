@@ -208,6 +208,23 @@ ENVELOPES = (
 )  # fmt: skip
 
 
+def mutate_around(draw: Any, envelope: Any, phrases: list[str]) -> bytes:
+    """The envelope holding `phrases`, mutated as bytes everywhere but inside a phrase.
+
+    A mutation inside a planted phrase makes it another text: `p ssword=Hunter2Secret`
+    names no credential, and `Hunter2Secret` alone is a word nobody can tell from data
+    (the promise's stated limit). So each phrase stands as a placeholder while the bytes
+    are mutated, and is put back after: a mutation beside it, before its name or after its
+    value, stays; one that breaks the placeholder takes the phrase away. The mutations
+    inside a phrase that keep its name and value are tried one by one in
+    tests/hostile/test_surfaces_regressions.py (`test_every_byte_mutation_...`)."""
+    holders = [f"QQPLANT{i}QQ" for i in range(len(phrases))]
+    body = mutate_bytes(draw, json.dumps(envelope(" ".join(holders))).encode())
+    for holder, phrase in zip(holders, phrases):
+        body = body.replace(holder.encode(), phrase.encode())
+    return body
+
+
 @st.composite
 def bodies(draw: Any, seed_body: Any) -> Any:
     """A body: the drawn one with credentials planted, a known envelope carrying them,
@@ -220,9 +237,10 @@ def bodies(draw: Any, seed_body: Any) -> Any:
         at = draw(st.integers(0, len(seed_body)))
         return bytes(seed_body[:at]) + b" " + draw(st.sampled_from(PLANTED)).encode() + b" " + bytes(seed_body[at:])
     if kind == 2:
-        phrase = " ".join(draw(st.lists(st.sampled_from(PLANTED), min_size=1, max_size=3)))
-        body = json.dumps(pick(draw, ENVELOPES)(phrase)).encode()
-        return mutate_bytes(draw, body) if draw(st.integers(0, 3)) == 0 else body
+        phrases = draw(st.lists(st.sampled_from(PLANTED), min_size=1, max_size=3))
+        if draw(st.integers(0, 3)) != 0:
+            return json.dumps(pick(draw, ENVELOPES)(" ".join(phrases))).encode()
+        return mutate_around(draw, pick(draw, ENVELOPES), phrases)
     if kind == 3:
         return pick(draw, (
             b"password=Hunter2Secret " * 80_000,  # past Limits.max_bytes

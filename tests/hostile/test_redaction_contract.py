@@ -145,3 +145,38 @@ def test_a_value_in_angle_brackets_after_a_name_is_redacted(text: str, secret: s
 @pytest.mark.parametrize("text", ["limit=<10>", "a<b and x=<y", "x => <b>", "password=<"])
 def test_angle_brackets_that_hold_no_credential_stay(text: str) -> None:
     assert scrub(text) == text
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("filter api_key==Zq9SecretKey77 matched nothing", "Zq9SecretKey77"),
+        ('where token == "abc123def"', "abc123def"),
+        ("password=,Hunter2Secret", "Hunter2Secret"),
+        ("password=}Hunter2Secret", "Hunter2Secret"),
+        ("see https://user:Pa55wordX api.example.com/v1", "Pa55wordX"),  # the `@` cut off
+        ('see https://user:Pa55wordX"api.example.com', "Pa55wordX"),
+        ("see https://user:Pa55wordX:api.example.com/v1", "Pa55wordX"),
+        ("see https://user: Pa55wordX@api.example.com/v1", "Pa55wordX"),  # parted by a space
+        ("dsn postgres://app:\nPa55wordX@db:5432/x", "Pa55wordX"),
+    ],
+)
+def test_a_secret_whose_separator_or_url_is_broken_is_redacted(text: str, secret: str) -> None:
+    # fuzz/long_run.py --surfaces mutated planted phrases: a comparison, an empty value
+    # before a stray mark, a URL whose password lost its `@` (a "port" that is no number).
+    assert secret not in scrub(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=&user=bob",  # an empty value, then the next pair
+        "password=, and more",
+        "http://[::1]/x and http://[::1]:8080/x",
+        "http://localhost:8080/v1",
+        "http://host:port/path",  # a placeholder port in documentation
+        "see http://a.example.com: then mail foo@bar.example.com",
+    ],
+)
+def test_what_a_broken_separator_rule_must_leave(text: str) -> None:
+    assert scrub(text) == text

@@ -269,3 +269,49 @@ def test_a_give_up_whose_code_is_prose_saying_retry_does_not_say_it() -> None:
     assert fault.next_step == NextStep.GIVE_UP and fault.code and "retry" in fault.code
     text = errconv.agent_message(fault)
     assert "retry" not in text.lower().replace("repetition", ""), text
+
+
+# The part of each planted phrase the redaction reads its token by: the credential's name
+# or the URL's user part, then the token; "" where the token's own shape is the signal.
+_LABELS = {
+    "Hunter2Secret": "password=", "Zq9SecretKey77": "api_key=", "Pa55wordX": "https://user:",
+    "Tok3nSecretValue": "token=", "eyJhbGciOiJIUzI1NiJ9": "", "4eC39HqLyjWDarjtT1zdp7dc": "",
+    "AKIAIOSFODNN7EXAMPLE": "", "16C7e42F292c6912E7710c838347Ae178B4a": "",
+}  # fmt: skip
+_BYTES = (b" ", b'"', b"\xff", b"\x00", b"a", b"\\", b",", b":", b"=", b"\n", b"\xc3", b"'", b"}", b"{", b"&", b"%", b"<")
+
+
+def test_every_byte_mutation_of_a_planted_phrase_that_keeps_its_name_keeps_its_secret() -> None:
+    # fuzz/long_run.py --surfaces mutated a planted phrase's own bytes: `api_key==X` (read
+    # as a comparison), `password=,X` (an empty value, then a stray mark), a URL's
+    # password with its `@` cut off or parted from `user:` by a space or a quote. Every
+    # insertion, replacement and deletion of one byte (of 17 that matter to a parser)
+    # inside each phrase, in an OAuth envelope the non-UTF-8 first byte keeps from being
+    # read as JSON: where the mutation leaves the name (or the token's shape) and the token
+    # whole, no output holds the token. Where it breaks the name (`p ssword=X`) the token
+    # is a word nobody can tell from data; the fuzz run's planting leaves phrases whole.
+    import json
+
+    import httpx
+
+    from test_fuzz_surfaces import SECRETS
+
+    assert set(_LABELS) == {token for _, token in SECRETS}
+    request = httpx.Request("GET", "https://api.example.com/v1/charges")
+    tried = leaks = 0
+    for phrase, token in SECRETS:
+        body = b"\xff" + json.dumps({"error": "invalid_grant", "error_description": phrase}).encode()[1:]
+        start = body.index(phrase.encode())
+        for i in range(start, start + len(phrase) + 1):
+            for byte in _BYTES:
+                for variant in (body[:i] + byte + body[i:], body[:i] + byte + body[i + 1 :], body[:i] + body[i + 1 :]):
+                    text = variant.decode("utf-8", "replace")
+                    label = _LABELS[token]
+                    if token not in text or (label and label + token not in text and not (label == "https://user:" and label in text)):
+                        continue  # the token or its name broken: nothing to find it by
+                    tried += 1
+                    error = httpx.HTTPStatusError("x", request=request, response=httpx.Response(500, content=variant, request=request))
+                    message = errconv.agent_message(errconv.from_exception(error))
+                    assert token not in message, (variant, message)
+                    leaks += token in message
+    assert tried > 8_000 and leaks == 0, tried

@@ -315,3 +315,25 @@ def test_every_byte_mutation_of_a_planted_phrase_that_keeps_its_name_keeps_its_s
                     assert token not in message, (variant, message)
                     leaks += token in message
     assert tried > 8_000 and leaks == 0, tried
+
+
+def test_a_two_digit_year_read_beside_a_date_in_9999_is_no_wait_not_a_value_error() -> None:
+    # fuzz/long_run.py --surfaces (clients_core): a Date of 31 Dec 9999 put the century at
+    # 9900, and an RFC 850 Retry-After's year 94 was tried as 10,094, which calendar.timegm
+    # raised on.
+    from errconv._model.retry_after import parse_retry_after
+
+    now = 253402300799.0  # Fri, 31 Dec 9999 23:59:59 GMT
+    assert parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", now=now) == 0
+
+
+def test_a_type_base_whose_brackets_make_no_ipv6_host_is_a_catalog_error() -> None:
+    # fuzz/long_run.py --surfaces (catalog_load): urllib.parse.urlsplit raised ValueError
+    # ("Invalid IPv6 URL") out of Catalog.loads.
+    import pathlib
+
+    text = pathlib.Path(__file__).parent.parent.joinpath("catalog", "errors.toml").read_text()
+    text = text.replace('type_base = "https://api.example.com/', 'type_base = "https://api.ex[[[ample.com/', 1)
+    assert "api.ex[[[ample.com" in text
+    with pytest.raises(errconv.ErrconvError, match="type_base must be an absolute http"):
+        errconv.Catalog.loads(text)

@@ -813,7 +813,10 @@ def _type_base_problem(value: Any) -> str | None:
     plain or percent-encoded, and no backslash."""
     if not _is_url(value) or not value.endswith("/"):
         return "type_base must be an absolute http(s) URI ending in /"
-    path = urllib.parse.urlsplit(value).path
+    try:
+        path = urllib.parse.urlsplit(value).path
+    except ValueError:  # brackets that make no IPv6 host (`https://api.ex[[ample.com/`)
+        return "type_base must be an absolute http(s) URI ending in /"
     if "%" in path or any(seg in (".", "..") for seg in path.split("/")):
         return "type_base's path may have no . or .. segment and no percent-encoding (it names the directories written)"
     return None

@@ -103,8 +103,10 @@ def parse_http_date(value: str, now: float | None = None) -> float | None:
 
 def _timestamp(fields: list[int], leap: bool) -> float | None:
     year, month, day = fields[0], fields[1], fields[2]
-    if year < 1 or day > calendar.monthrange(year, month)[1]:
-        return None  # year 0 too: calendar.timegm cannot place it
+    if not 1 <= year <= 9999 or day > calendar.monthrange(year, month)[1]:
+        # calendar.timegm places neither year 0 nor 10,000: a two-digit year read in the
+        # century of a Date of 9999 is 10,094.
+        return None
     return float(calendar.timegm((*fields, 0, 0, 0))) + (1.0 if leap else 0.0)
 
 

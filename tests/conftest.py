@@ -38,6 +38,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Under `-n 2` (pytest-xdist's `load`) each test module runs whole in one worker, as
+    # `--dist loadfile` does: a module fixture (the secret corpus's, most of a minute; a
+    # loopback server) is built once, not in both workers, and a module's closing tests read
+    # what its earlier ones counted (tests/commandline/test_lines.py). (xdist's `loadgroup`
+    # would group less, but its groups are lost under pytest 9.2, which no longer reads the
+    # `_nodeid` xdist 3.8 suffixes.)
+    if not hasattr(config, "workerinput") and getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadfile"
+        config.option.loadscopereorder = False  # the order below, not by number of tests
     if not config.getoption("--update-goldens"):
         return
     if os.environ.get("CI"):
@@ -47,6 +56,26 @@ def pytest_configure(config: pytest.Config) -> None:
     for case in golden_corpus.cases():
         for name in golden_corpus.update(case):
             print(f"updated golden/{case.name}/{name}")
+
+
+# The modules that take longest (seconds of one worker, measured with --durations=0), run
+# first: two workers then finish together, instead of one starting the secret corpus when
+# the other has little left. The rest keep their order.
+_LONGEST_FIRST = (
+    "tests/hostile/test_secret_corpus.py",
+    "tests/project/test_docs.py",
+    "tests/hostile/test_hostile_numbers.py",
+    "tests/integrations/test_clients_bounds.py",
+    "tests/integrations/test_from_exception.py",
+    "tests/model/test_properties.py",
+    "tests/hostile/test_fuzz.py",
+    "tests/integrations/test_clients_matrix.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(_LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
 
 
 def _module(name: str) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import pathlib
 import socket
@@ -371,12 +372,19 @@ def test_anthropic_status_error() -> None:
 # --------------------------------------------------------------------------- botocore
 
 
-def _dynamodb(base: str) -> Any:
-    import botocore.config
+@functools.cache
+def _botocore_session() -> Any:
     import botocore.session
 
-    session = botocore.session.get_session()
-    config = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"}, connect_timeout=5, read_timeout=5)
+    return botocore.session.get_session()  # one: each reads the service's model anew
+
+
+def _dynamodb(base: str) -> Any:
+    import botocore.config
+
+    session = _botocore_session()
+    # One attempt: "max_attempts" counts retries in botocore (one, after a jittered sleep of up to 2 s).
+    config = botocore.config.Config(retries={"total_max_attempts": 1, "mode": "standard"}, connect_timeout=5, read_timeout=5)
     return session.create_client(
         "ecs", region_name="us-east-1", endpoint_url=base, aws_access_key_id="AKIAIOSFODNN7EXAMPLE",
         aws_secret_access_key="wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", config=config,

@@ -28,11 +28,12 @@ How a credential is found, without foreseeing the syntax it comes in:
    `session`, `dsn`; split by `_`, `-`, `.` and camelCase), unless a word of it says it
    is a quantity or a description of one (`max_tokens`, `token_type`, `password_policy`,
    `api_key_name`), is followed by any run of closing quotes, brackets and separators
-   (`:`, `=`, `=>`, `:=`, `>`, `](`, `(`, `,` between quotes, spaces, newlines: JSON, YAML,
+   (`:`, `=`, `==`, `=>`, `:=`, `>`, `](`, `(`, `,` between quotes, spaces, newlines: JSON, YAML,
    PHP `var_export`/`print_r`, Ruby inspect, Python reprs of dicts and tuples, bytes
    reprs, XML attributes, form and query pairs, headers, Markdown) and then its value:
    a quoted string to its closing quote, a list or an object to its closing bracket, a
-   YAML block list, a bare word, a number. A cookie header's value goes whole (every
+   YAML block list, a bare word, a number (after an empty value and one stray mark,
+   `password=,X`, the word after the mark). A cookie header's value goes whole (every
    cookie in it). After a bare space (prose: `token abc123`) the value goes only where
    it looks like a credential (a digit, a symbol, or long). XML elements are read by
    name (`<password>x</password>`, with attributes).
@@ -42,7 +43,8 @@ How a credential is found, without foreseeing the syntax it comes in:
    DigitalOcean, Atlassian, ... see `_VENDOR`), JWTs and JWEs by structure (the first
    part base64url-decodes to a JSON object, whatever its first bytes), PEM private key
    blocks (to their END line, or to the end of the string that holds them), user info in
-   URLs (database URLs included) and every query string and pair-holding fragment,
+   URLs (database URLs included; a password whose `@` was cut off, an authority's "port"
+   that is no number) and every query string and pair-holding fragment,
    Telegram bot tokens wherever they stand (a path `/bot<token>/sendMessage` included),
    `Bearer`/`Basic` credentials, and **long high-entropy tokens whatever separators
    split them**: a run of base64/base64url characters is cut at `_ - . / + = ~ $` into

@@ -6,11 +6,10 @@ builds the Fault, bound by the same `Limits` whichever entry point was used.
 from __future__ import annotations
 
 import functools
-
 import math
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -349,32 +348,31 @@ class Reading:
         # The Basis values that name the body, made once per body name (a Basis is frozen:
         # one shared is the same value as one made here).
         said = _said(self.body or self.dialect)
-        tracing = self.seen is not None
         inferred = self.inferred
         status = given.get("status")
         if status is None:
             if "status" in inferred:
                 assumed = any(note.endswith(" assumed") and "status" in note for note in self.notes)
-                status = ASSUMED if assumed else said[1]
+                status = ASSUMED if assumed else said.code
             elif self.status is not None:
                 status = _LINE if self.dialect == "http" else _GIVEN
             else:
-                status = Basis(kind="stated", source=self._pointer("status") or said[3]) if tracing else said[0]
+                status = self._stated("status", said)
         code = given.get("code")
         if code is None:
             if fields.get("code") is None:
                 code = ASSUMED
             elif "code" in inferred:
-                code = said[2]
+                code = said.protocol_code
             else:
-                code = Basis(kind="stated", source=self._pointer("code") or said[3]) if tracing else said[0]
+                code = self._stated("code", said)
         step = given.get("next_step")
         if step is None:
             if source == "stated":
-                step = Basis(kind="stated", source=self._pointer("next_step") or said[3]) if tracing else said[0]
+                step = self._stated("next_step", said)
             elif source.startswith("inferred from "):
                 # The ladder of an assumed status says nothing the input said.
-                why = source[14:]  # len("inferred from ")
+                why = source[len("inferred from ") :]
                 step = Basis(kind="assumed", source=why) if ladder and status.kind == "assumed" else _inferred(why)
             else:
                 step = Basis(kind="assumed", source=source)
@@ -386,8 +384,13 @@ class Reading:
             elif self.delay is not None and after == self.delay and self.wait is not None:
                 delay = Basis(kind="stated", source=self.wait)
             else:
-                delay = said[0]
+                delay = said.stated
         return (("status", status), ("code", code), ("next_step", step), ("retry_after_seconds", delay))
+
+    def _stated(self, what: str, said: _Said) -> Basis:
+        """The basis of a field the body stated: where the trace saw it, when tracing, else the body."""
+        pointer = self._pointer(what)
+        return said.stated if pointer is None else Basis(kind="stated", source=pointer)
 
     def _pointer(self, what: str) -> str | None:
         """Where the trace saw `what`, when tracing."""
@@ -426,17 +429,25 @@ _WAIT = NextStep.WAIT
 _LINE = Basis(kind="stated", source="the HTTP status line")
 _NOTHING_GIVEN: dict[str, Basis] = {}  # read, never written
 
-# Per body name (a dialect's, or the body's inside HTTP): Basis stated by the body,
-# inferred from its code, inferred from its protocol code, and the body's words. Bounded:
-# names are the dialects', but a caller may set any.
+
+class _Said(NamedTuple):
+    """The Basis values that name one body: stated by it, inferred from its code, inferred
+    from its protocol code."""
+
+    stated: Basis
+    code: Basis
+    protocol_code: Basis
+
+
+# Per body name (a dialect's, or the body's inside HTTP). Bounded: names are the dialects',
+# but a caller may set any.
 @functools.lru_cache(maxsize=256)
-def _said(name: str) -> tuple[Basis, Basis, Basis, str]:
+def _said(name: str) -> _Said:
     body = f"the {name} body"
-    return (
+    return _Said(
         Basis(kind="stated", source=body),
         Basis(kind="inferred", source=f"{body}'s code"),
         Basis(kind="inferred", source=f"{body}'s protocol code"),
-        body,
     )
 
 
@@ -445,6 +456,8 @@ def _said(name: str) -> tuple[Basis, Basis, Basis, str]:
 @functools.lru_cache(maxsize=1024)
 def _inferred(why: str) -> Basis:
     return Basis(kind="inferred", source=why)
+
+
 _GIVEN = Basis(kind="stated", source="the status given with the body")
 _CODES = tuple(Code(n) for n in range(17))
 

@@ -272,7 +272,7 @@ def test_a_give_up_whose_code_is_prose_saying_retry_does_not_say_it() -> None:
 
 
 # The part of each planted phrase the redaction reads its token by: the credential's name
-# or the URL's user part, then the token; "" where the token's own shape is the signal.
+# or the URL's user part; "" where the token's own shape is the signal.
 _LABELS = {
     "Hunter2Secret": "password=", "Zq9SecretKey77": "api_key=", "Pa55wordX": "https://user:",
     "Tok3nSecretValue": "token=", "eyJhbGciOiJIUzI1NiJ9": "", "4eC39HqLyjWDarjtT1zdp7dc": "",
@@ -298,7 +298,7 @@ def test_every_byte_mutation_of_a_planted_phrase_that_keeps_its_name_keeps_its_s
 
     assert set(_LABELS) == {token for _, token in SECRETS}
     request = httpx.Request("GET", "https://api.example.com/v1/charges")
-    tried = leaks = 0
+    tried = 0
     for phrase, token in SECRETS:
         body = b"\xff" + json.dumps({"error": "invalid_grant", "error_description": phrase}).encode()[1:]
         start = body.index(phrase.encode())
@@ -306,16 +306,14 @@ def test_every_byte_mutation_of_a_planted_phrase_that_keeps_its_name_keeps_its_s
             for byte in _BYTES:
                 for variant in (body[:i] + byte + body[i:], body[:i] + byte + body[i + 1 :], body[:i] + body[i + 1 :]):
                     text = variant.decode("utf-8", "replace")
-                    label = _LABELS[token]
-                    if token not in text or (label and label + token not in text and not (label == "https://user:" and label in text)):
+                    if token not in text or _LABELS[token] not in text:
                         continue  # the token or its name broken: nothing to find it by
                     tried += 1
                     error = httpx.HTTPStatusError("x", request=request, response=httpx.Response(500, content=variant, request=request))
                     message = errconv.agent_message(errconv.from_exception(error))
                     assert token not in message, (variant, message)
-                    leaks += token in message
-    print(f"{tried} mutations keep a name and its token; leaks: {leaks}")
-    assert tried > 8_000 and leaks == 0, tried
+    print(f"{tried} mutations keep a name and its token, none leaks it")
+    assert tried > 8_000, tried
 
 
 def test_a_two_digit_year_read_beside_a_date_in_9999_is_no_wait_not_a_value_error() -> None:

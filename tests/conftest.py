@@ -11,6 +11,20 @@ from hypothesis import settings
 # The support modules (helpers, golden_corpus, ...) are imported by name from every folder.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "support"))
 
+# Where PYTHONDONTWRITEBYTECODE is set (some machines set it to keep __pycache__ out of source
+# trees), every Python the suite starts (the xdist workers, ~200 example and CLI subprocesses)
+# would compile errconv and its libraries from source again: 15 s of the docs examples' 44.
+# Their bytecode goes to one cache in a temporary folder instead (the run's, removed at its end),
+# which keeps the trees clean all the same. A PYTHONPYCACHEPREFIX of the user's own is left be.
+_OWN_PYCACHE: str | None = None
+if sys.flags.dont_write_bytecode and "PYTHONPYCACHEPREFIX" not in os.environ:
+    import tempfile
+
+    _OWN_PYCACHE = tempfile.mkdtemp(prefix="errconv-tests-pycache-")
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = _OWN_PYCACHE
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+
 # Under CI every property test runs a fixed set of examples: a red CI then means a real
 # regression, reproducible on any machine, never an unlucky draw. Longer, random runs
 # are for people (see ERRCONV_HYPOTHESIS_EXAMPLES and ERRCONV_FUZZ_EXAMPLES).
@@ -71,6 +85,13 @@ _LONGEST_FIRST = (
     "tests/hostile/test_fuzz.py",
     "tests/integrations/test_clients_matrix.py",
 )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _OWN_PYCACHE is not None:
+        import shutil
+
+        shutil.rmtree(_OWN_PYCACHE, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -23,11 +23,15 @@ MARKER = re.compile(r"^<!-- generated: ([a-z0-9-]+) -->$", re.MULTILINE)
 
 
 def _errconv() -> Any:
-    # The site documents the sources beside it, not whatever errconv is installed.
-    if str(ROOT / "src") not in sys.path:
-        sys.path.insert(0, str(ROOT / "src"))
-    import errconv
-
+    # The site documents the sources beside it, not whatever errconv is installed; sys.path is
+    # put back after (a src/ left on it had importlib.metadata find the checkout's
+    # errconv.egg-info in the test that measures the installed distribution).
+    saved = list(sys.path)
+    sys.path.insert(0, str(ROOT / "src"))
+    try:
+        import errconv
+    finally:
+        sys.path[:] = saved
     return errconv
 
 

@@ -69,6 +69,7 @@ def serve_huge() -> Iterator[Huge]:
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # a kept-alive connection's next answer waits for no ACK
 
         def do_GET(self) -> None:
             if self.path.startswith("/small"):  # the warm-up: a small error, read whole
@@ -337,6 +338,7 @@ def serve_chain() -> Iterator[Chain]:
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # a kept-alive connection's next answer waits for no ACK
 
         def _any(self) -> None:
             size = int(self.headers.get("Content-Length") or 0)

@@ -815,6 +815,8 @@ LIBERAL_REGRESSIONS = [
     ("http", "http+problem", b'HTTP/1.1 502 Bad Gateway\r\nContent-Type: application/problem+json\r\n\r\n{"status": "error"}'),
     ("status", "status", b"\x1a-\n(type.googleapis.com/google.rpc.ErrorInfo\x12\x01\x00"),  # raw bytes of a known type
     # Two equal RequestInfo, one lost through http+stripe: losses() did not count it.
+    # An integer beyond 2**53 in extensions: Struct-carried dialects lost it unreported.
+    ("status-json", "status-json", b'{"code": 9007199254740993}'),
     ("grpc", "grpc", [("grpc-status", "0"), ("grpc-status-details-bin", b"\x1a-\n+type.googleapis.com/google.rpc.QuotaFailure\x1a1\n*type.googleapis.com/google.rpc.RequestInfo\x12\x03\n\x010\x1a1\n*type.googleapis.com/google.rpc.RequestInfo\x12\x03\n\x010")]),
 ]
 
@@ -869,13 +871,30 @@ def test_a_decoded_fault_converts_to_every_dialect(sample: tuple[str, str, Any])
     # (Google's legacy `errors` array, a `status` of the wrong type beside the real one):
     # that loss is reported. Everything else reaches the lossless dialects whole.
     flat_clash = bool(fault.extensions.keys() & RESERVED)
+    # A body's integer beyond a double's 2**53 (JSON holds it; Fault.build refuses it) cannot
+    # come back from the dialects that carry extensions in protobuf's Struct, whose numbers
+    # are doubles: that loss is reported too.
+    too_big = _beyond_a_double(fault.extensions)
     for target in ENCODERS:
         out = errconv.encode(fault, target)
         back = errconv.decode(out, decoder_for(target), now=NOW)
         lost = errconv.losses(fault, target)
         assert_same_except(back, fault, lost)
-        if target in LOSSLESS and not (target == "problem" and flat_clash):
+        if too_big and target in STRUCT_CARRIED:
+            assert lost == ("extensions",), target
+        elif target in LOSSLESS and not (target == "problem" and flat_clash):
             assert lost == (), target
+
+
+STRUCT_CARRIED = ("status", "grpc", "connect")
+
+
+def _beyond_a_double(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_beyond_a_double(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_beyond_a_double(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**53
 
 
 # --------------------------------------------------------------------------- the builder's domain

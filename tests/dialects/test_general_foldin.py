@@ -510,3 +510,43 @@ def test_an_exception_type_is_the_code() -> None:
 def test_an_oauth_problem_report_names_the_code() -> None:
     assert read(b"oauth_problem=token_rejected&debug=1", 401).code == "token_rejected"
     assert read(b"oauth_problem=nonce_used", 401).code == "nonce_used"
+
+
+def test_a_small_integer_code_in_an_error_envelope_is_the_service_s_own() -> None:
+    # Round 5 (issue 28): {"error": {"code": 10, "message": ...}} with no details is not
+    # Google's (whose code is the HTTP status) nor APISIX's gRPC look-alike (which carries
+    # details): the general reader keeps the code and reads the message.
+    fault = read({"error": {"code": 10, "message": "Missing home_id"}})
+    assert (fault.origin.dialect, fault.code, str(fault.next_step)) == ("general", "10", "fix_request")
+    apisix = {"error": {"code": 14, "message": "unavailable", "details": [{"type_url": "type.googleapis.com/google.rpc.RetryInfo", "value": "\n\x02\x08<"}]}}
+    assert read(apisix).origin.dialect == "google"
+
+
+def test_an_http_status_in_an_envelope_beside_members_google_never_writes_is_read_by_its_words() -> None:
+    # Keystone's 409: Google's reader would take the status alone (ABORTED: wait).
+    fault = read({"error": {"message": "Conflict occurred attempting to store user - Duplicate Entry", "code": 409, "title": "Conflict"}})
+    assert (fault.origin.dialect, fault.status, str(fault.next_step)) == ("general", 409, "fix_request")
+    legacy = {"error": {"code": 400, "message": "m", "errors": [{"domain": "global", "reason": "invalid", "message": "m"}]}}
+    assert read(legacy).origin.dialect == "google"
+
+
+def test_a_string_path_is_a_rest_field_not_a_graphql_path() -> None:
+    fault = read({"errors": [{"code": "NOT_UNIQUE", "message": "You're already a member. Please login", "path": "email", "arguments": ["email"]}]})
+    assert (fault.origin.dialect, fault.code, fault.param) == ("general", "NOT_UNIQUE", "email")
+    assert read({"errors": [{"message": "m", "path": ["user", 0]}]}).origin.dialect == "graphql"
+
+
+@pytest.mark.parametrize("message", [
+    "Bad API request, invalid api_dev_key",
+    "application token is invalid",
+    "Invalid session",
+    "Invalid appid",
+    "token invalid",
+])  # fmt: skip
+def test_a_credential_named_with_its_owner_is_no_field_to_mend(message: str) -> None:
+    assert str(read({"message": message}, 400).next_step) == "give_up"
+
+
+@pytest.mark.parametrize("message", ["primary key is invalid", "Your request had an invalid session-id header.", "invalid value for key"])
+def test_a_key_that_is_no_credential_stays_a_request_to_mend(message: str) -> None:
+    assert str(read({"message": message}, 400).next_step) == "fix_request"

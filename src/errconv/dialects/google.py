@@ -168,6 +168,8 @@ def decode_envelope(obj: Any, reading: Reading) -> Fault:
 
 
 _KNOWN_SET = frozenset(_KNOWN)
+# The members of an envelope Google's own, with its legacy `errors` list (v1 APIs).
+_LOOK_ALIKE = _KNOWN_SET | {"errors"}
 _DOUBLE_MAX = sys.float_info.max
 
 
@@ -200,10 +202,20 @@ class Google(Dialect):
         if type(details) is list and details and all(type(d) is dict and "@type" in d for d in details):
             return STRONG
         if type(code) is int and (type(inner.get("message")) is str or type(status) is str):
-            # Google's `code` is the HTTP status (APISIX's look-alike: the gRPC code); an
-            # integer that is neither (Postmark's 1101) beside a message alone is another
-            # service's code.
-            return LIKELY if 0 <= code <= 16 or 100 <= code <= 599 or type(status) is str else 0.0
+            # Google's `code` is the HTTP status; an integer that is no status (Postmark's
+            # 1101) beside a message alone is another service's code. A gRPC number there is
+            # APISIX's look-alike only beside its `details`: alone, a small number is as
+            # likely a service's own (AcoustID's 2 "missing required parameter", Netatmo's
+            # 10 "Missing home_id"), which the general reader keeps as the code.
+            grpc_like = 0 <= code <= 16 and type(details) is list
+            if not (grpc_like or 100 <= code <= 599 or type(status) is str):
+                return 0.0
+            if type(status) is not str and not inner.keys() <= _LOOK_ALIKE:
+                # An HTTP status in `code` beside members Google never writes (Keystone's
+                # "title": "Conflict") and no `status` name: another service's envelope,
+                # whose words the general reader reads ("Duplicate Entry" at 409).
+                return 0.0
+            return LIKELY
         return 0.0
 
     schema = _Body

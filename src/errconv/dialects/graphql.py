@@ -185,7 +185,7 @@ class GraphQL(Dialect):
             return 0.0
         if http is not None and http.media_type == self.media_type:
             return CERTAIN
-        if "data" in value or any(not e.keys().isdisjoint(("locations", "path", "extensions")) for e in errors):
+        if "data" in value or any(_graphql_member(e) for e in errors):
             return STRONG
         if all(e.keys() <= _ERROR_MEMBERS for e in errors):
             return LIKELY  # {"errors": [{"message": ...}]}: GraphQL's, and a few REST APIs' too
@@ -335,3 +335,10 @@ def _violation(error: dict[str, Any]) -> Violation:
         description=message if type(message) is str else "",
         reason=found[0] if found else None,
     )
+
+
+def _graphql_member(error: dict[str, Any]) -> bool:
+    """Whether an error carries a member as GraphQL types it: `locations` and `path` lists,
+    an `extensions` object. A string `path` is a REST field's (Wise's {"code":
+    "NOT_UNIQUE", "path": "email"}), no GraphQL response path."""
+    return type(error.get("locations")) is list or type(error.get("path")) is list or type(error.get("extensions")) is dict

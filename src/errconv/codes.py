@@ -94,7 +94,14 @@ CODE_FOR_HTTP: dict[int, Code] = {
     409: Code.ABORTED,  # also ALREADY_EXISTS; a conflict is retried at a higher level unless the body says otherwise
     410: Code.NOT_FOUND,
     412: Code.FAILED_PRECONDITION,
+    # The request itself is too big or in a form the server does not take (RFC 9110 15.5.14,
+    # 15.5.15, 15.5.16; RFC 6585 5): a smaller or re-encoded request succeeds, as a bad
+    # argument's does; the class's FAILED_PRECONDITION would say no request can.
+    413: Code.INVALID_ARGUMENT,
+    414: Code.INVALID_ARGUMENT,
+    415: Code.INVALID_ARGUMENT,
     416: Code.OUT_OF_RANGE,
+    431: Code.INVALID_ARGUMENT,
     422: Code.INVALID_ARGUMENT,  # the arguments parsed but are not acceptable
     429: Code.RESOURCE_EXHAUSTED,
     499: Code.CANCELLED,

@@ -46,9 +46,17 @@ def test_the_documented_non_invertible_pairs() -> None:
         assert {c for c in Code if http_for_code(c) == status} == codes
         assert code_for_http(status) in codes
     for status, code in CODE_FOR_HTTP.items():
-        if status in (405, 408, 410, 412, 416, 422, 502, 529):
+        if status in (405, 408, 410, 412, 413, 414, 415, 416, 422, 431, 502, 529):
             continue  # choices, not inverses
         assert http_for_code(code) == status
+
+
+def test_a_request_too_big_or_in_the_wrong_form_is_mended_not_abandoned() -> None:
+    # 413, 414, 415 and 431 name what the caller sends: a smaller or re-encoded request
+    # succeeds, so INVALID_ARGUMENT (fix_request), not the 4xx class's FAILED_PRECONDITION.
+    for status in (413, 414, 415, 431):
+        assert code_for_http(status) == Code.INVALID_ARGUMENT, status
+    assert code_for_http(418) == Code.FAILED_PRECONDITION
 
 
 def test_transport_table_is_grpcs_own() -> None:

@@ -359,3 +359,17 @@ def test_the_readme_and_the_guide_show_every_blind_figure_as_recorded() -> None:
         assert row in readme, row
         whole = re.search(r"facts (\d+/\d+ \([\d.]+%\)), next steps (\d+/\d+ \([\d.]+%\))", line).groups()  # type: ignore[union-attr]
         assert re.search(rf"^\| {number} \| \S+ \| .* \| {captures} \| {services} \| {re.escape(whole[0])} \| {re.escape(whole[1])} \|", guide, re.M), number
+
+
+@pytest.mark.parametrize("half", HALVES)
+def test_the_guide_shows_each_half_s_in_sample_score_as_the_suite_scores_it(half: str) -> None:
+    # The convert guide's in-sample table is the scorer's own figure for each half, so a rule
+    # that moves a score moves the guide with it (it had gone stale once).
+    guide = (ROOT.parents[1] / "docs" / "guide" / "convert.md").read_text()
+    s = score(half)
+    row = (
+        f" | {s['captures']} | {s['services']} | {s['right']}/{s['facts']} ({pct(s['right'], s['facts'])}) | "
+        f"{s['steps_right']}/{s['steps']} ({pct(s['steps_right'], s['steps'])}) | "
+        f"{s['claimed_right']}/{s['claimed']} ({pct(s['claimed_right'], s['claimed'])}) |"
+    )
+    assert re.search(rf"^\| {re.escape(half)} (?:\([^)]*\) )?{re.escape(row.lstrip())}$", guide, re.M), f"{half}:{row}"

@@ -550,3 +550,14 @@ def test_a_credential_named_with_its_owner_is_no_field_to_mend(message: str) -> 
 @pytest.mark.parametrize("message", ["primary key is invalid", "Your request had an invalid session-id header.", "invalid value for key"])
 def test_a_key_that_is_no_credential_stays_a_request_to_mend(message: str) -> None:
     assert str(read({"message": message}, 400).next_step) == "fix_request"
+
+
+@pytest.mark.parametrize("body, step", [
+    ({"code": 10007, "msg": "bad symbol"}, "fix_request"),
+    ({"s": "error", "code": -1031, "message": "recaptcha token is not provided"}, "fix_request"),
+    ({"code": -1, "message": "API key not provided"}, "give_up"),
+    ({"code": -1, "message": "bad gateway"}, "wait"),
+])  # fmt: skip
+def test_a_part_not_provided_or_a_bad_value_is_a_request_to_mend(body: dict[str, object], step: str) -> None:
+    fault = read(body)
+    assert (str(fault.next_step), fault.basis("next_step").kind) == (step, "inferred")

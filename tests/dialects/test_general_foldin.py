@@ -561,3 +561,9 @@ def test_a_key_that_is_no_credential_stays_a_request_to_mend(message: str) -> No
 def test_a_part_not_provided_or_a_bad_value_is_a_request_to_mend(body: dict[str, object], step: str) -> None:
     fault = read(body)
     assert (str(fault.next_step), fault.basis("next_step").kind) == (step, "inferred")
+
+
+def test_please_try_again_after_a_refused_credential_is_no_wait() -> None:
+    fault = read({"error": "Invalid login, please try again", "errorcode": "invalidlogin"}, 401)
+    assert str(fault.next_step) == "give_up"
+    assert str(read({"error": "Server busy, please try again", "errorcode": "busy"}, 400).next_step) == "wait"

@@ -723,6 +723,10 @@ def _meaning(candidates: list[tuple[str, str]], message: str | None) -> tuple[vo
     return None, ""
 
 
+# The meanings of a refused credential: no wait lets the same one through.
+_CREDENTIALS = frozenset(("unauthorized", "expired credentials"))
+
+
 def _settle(
     fields: dict[str, Any],
     reading: Reading,
@@ -780,6 +784,11 @@ def _settle(
         reading.notes += (f"{meaning_from} is one word, too weak to move HTTP {status}; the status decides",)
         step = None
     instructed = vocab.step_stated(prose_words) if stated is None and prose_words else None
+    if instructed is not None and instructed[0] is _WAIT and meaning is not None and meaning.name in _CREDENTIALS:
+        # "Invalid login, please try again" (Moodle's) asks a person to type the password
+        # again: the same call with the same credentials fails again.
+        reading.notes += (f"the prose's {instructed[1]!r} follows a refused credential: a person's retry, not the same call",)
+        instructed = None
     if instructed is not None and step is not instructed[0]:
         # An instruction in the prose ("please try again later", "retrying will not help")
         # outranks a code's words and the wire: it says what to do, not what went wrong.

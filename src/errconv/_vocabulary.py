@@ -380,6 +380,11 @@ STEP_PHRASES: tuple[tuple[re.Pattern[str], NextStep], ...] = (
     # A gone endpoint whose body names its successor ("please update your use case to rely
     # on the new API endpoints"): the changed request succeeds, the same one never does.
     (re.compile(r"\b(?:rely on|use|switch to|migrate to|move to) (?:the )?new (?:api )?(?:endpoints?|urls?|paths?|api|version)\b"), _FIX),
+    # A refusal that lists what is taken instead (Matomo's "The period 'x' is not supported.
+    # Try any of the following instead: day, week, ...", TeamCity's "Field 'x' is not
+    # supported. Supported are: ...") or asks for a narrower query (Buildkite's "Please
+    # narrow your query"): another request succeeds, though "not supported" alone is give_up.
+    (re.compile(r"\btry (?:any|one) of (?:the following|these)\b|\b(?:supported|allowed|valid|accepted) (?:values |options |fields |ones |types )?are\b|\bplease (?:narrow|refine) (?:your|the) (?:query|request|search)\b"), _FIX),
 )
 
 

@@ -567,3 +567,13 @@ def test_please_try_again_after_a_refused_credential_is_no_wait() -> None:
     fault = read({"error": "Invalid login, please try again", "errorcode": "invalidlogin"}, 401)
     assert str(fault.next_step) == "give_up"
     assert str(read({"error": "Server busy, please try again", "errorcode": "busy"}, 400).next_step) == "wait"
+
+
+@pytest.mark.parametrize("message, step", [
+    ("The period 'period' is not supported. Try any of the following instead: day, week, month", "fix_request"),
+    ("Field 'snapshot-dependencies' is not supported. Supported are: number, status", "fix_request"),
+    ("Listing builds this deep is not supported. Please narrow your query using filters", "fix_request"),
+    ("Referrers.getAll with multiple sites or dates is not supported (yet).", "give_up"),
+])  # fmt: skip
+def test_a_refusal_that_lists_what_is_taken_instead_is_a_request_to_mend(message: str, step: str) -> None:
+    assert str(read({"message": message}, 400 if step == "fix_request" else 501).next_step) == step

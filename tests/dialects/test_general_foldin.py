@@ -577,3 +577,12 @@ def test_please_try_again_after_a_refused_credential_is_no_wait() -> None:
 ])  # fmt: skip
 def test_a_refusal_that_lists_what_is_taken_instead_is_a_request_to_mend(message: str, step: str) -> None:
     assert str(read({"message": message}, 400 if step == "fix_request" else 501).next_step) == step
+
+
+@pytest.mark.parametrize("message, step", [
+    ("Additional Reserved IPv4 addresses require technical justification.  Please contact support describing your requirement.", "give_up"),
+    ("Something went wrong. Please try again later or contact support.", "wait"),
+    ("You must be logged in to do this.", "give_up"),
+])  # fmt: skip
+def test_only_a_person_or_a_login_gets_the_call_through(message: str, step: str) -> None:
+    assert str(read({"message": message}, 400).next_step) == step

@@ -91,6 +91,17 @@ FROZEN_R4_HELDOUT = (
     "precision of moves not assumed 112/140 (80.0%); status-only rule: facts 51.1%, next steps 65.6%; "
     "with the body's stated status: facts 54.5%, next steps 68.1%"
 )
+# Round 5: r5_heldout (167 captures, 104 services none of the other halves has, gathered and
+# labelled by two helpers that read no rule and ran no errconv) scored once against the rules
+# frozen at be949ff (tag freeze-r5 marks bf0bf28, which adds only the half), before any rule
+# saw it; tests/realworld_open/scored/r5_heldout-scored-at-be949ff.txt is what the scorer
+# printed. On this half the status-only rule picks more next steps right than errconv does.
+FROZEN_R5_HELDOUT = (
+    "round 5 generalisation figure (r5_heldout against the rules frozen at be949ff, scored blind once): "
+    "167 captures, 104 services: facts 314/415 (75.7%), next steps 127/167 (76.0%), "
+    "precision of moves not assumed 123/145 (84.8%); status-only rule: facts 59.8%, next steps 78.4%; "
+    "with the body's stated status: facts 62.2%, next steps 78.4%"
+)
 FROZEN_R2_HELDOUT: str | None = (
     "round 2 generalisation figure (r2_heldout against the rules frozen at b547557, scored blind once): "
     "157 captures, 51 services: facts 237/331 (71.6%), next steps 119/157 (75.8%), "
@@ -242,6 +253,8 @@ def test_the_generalisation_figure_is_reported_apart() -> None:
     rows += 1
     SUMMARY.insert(rows, FROZEN_R4_HELDOUT)
     rows += 1
+    SUMMARY.insert(rows, FROZEN_R5_HELDOUT)
+    rows += 1
     SUMMARY.insert(rows, "in-sample scores of the rules as they are now (not a generalisation figure):")
 
 
@@ -348,7 +361,7 @@ def test_the_readme_and_the_guide_show_every_blind_figure_as_recorded() -> None:
     repo = ROOT.parents[1]
     readme = (repo / "README.md").read_text()
     guide = (repo / "docs" / "guide" / "convert.md").read_text()
-    figures = {1: FROZEN_HELDOUT, 2: FROZEN_R2_HELDOUT, 3: FROZEN_R3_HELDOUT, 4: FROZEN_R4_HELDOUT}
+    figures = {1: FROZEN_HELDOUT, 2: FROZEN_R2_HELDOUT, 3: FROZEN_R3_HELDOUT, 4: FROZEN_R4_HELDOUT, 5: FROZEN_R5_HELDOUT}
     for number, line in figures.items():
         assert line is not None
         captures, services = re.search(r"(\d+) captures, (\d+) services", line).groups()  # type: ignore[union-attr]

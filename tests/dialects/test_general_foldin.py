@@ -586,3 +586,50 @@ def test_a_refusal_that_lists_what_is_taken_instead_is_a_request_to_mend(message
 ])  # fmt: skip
 def test_only_a_person_or_a_login_gets_the_call_through(message: str, step: str) -> None:
     assert str(read({"message": message}, 400).next_step) == step
+
+
+# --------------------------------------------------------------------------- round 5's fold-in
+
+
+def test_a_numbered_error_leaf_of_an_xml_document_says_it_failed() -> None:
+    body = b'<?xml version="1.0"?><response><ec>5</ec><PaystationErrorCode>5</PaystationErrorCode><PaystationErrorMessage>Insufficient Funds</PaystationErrorMessage></response>'
+    fault = read(body)
+    assert (fault.code, str(fault.next_step), fault.detail) == ("5", "give_up", "Insufficient Funds")
+    ok = b'<?xml version="1.0"?><response><PaystationErrorCode>0</PaystationErrorCode><PaystationErrorMessage>Transaction successful</PaystationErrorMessage></response>'
+    with pytest.raises(errconv.DecodeError):
+        read(ok)
+
+
+def test_a_numbered_error_in_markup_over_several_lines_is_read() -> None:
+    fault = read(b'<?xml version="1.0" standalone="yes"?>\n<FONT FACE="Arial"><strong>Error 11:</strong> Not enough input parameters.</FONT>\n')
+    assert (fault.code, str(fault.next_step)) == ("11", "fix_request")
+
+
+def test_an_answer_that_failed_inside_a_call_that_went_through() -> None:
+    fault = read({"status": "success", "answer": {"status": "error", "errors": [{"error_code": "INVALID_DATA", "error_text": "Login length cannot be greater than 12 characters"}]}})
+    assert (fault.code, str(fault.next_step), fault.detail) == ("INVALID_DATA", "fix_request", "Login length cannot be greater than 12 characters")
+
+
+def test_a_reason_beside_field_errors_is_an_error() -> None:
+    fault = read({"code": 100, "reason": "Validation Failed", "validationErrors": [{"field": "buyToken", "code": 1000, "reason": "buyToken and sellToken must be different"}]})
+    assert (fault.code, str(fault.next_step)) == ("100", "fix_request")
+
+
+def test_a_small_code_beside_another_status_is_the_service_s_own() -> None:
+    # google.rpc.Status JSON from a gateway comes with the status its code maps to; DNSExit's
+    # code 6 (ALREADY_EXISTS's number) at 400 is its own.
+    fault = read({"code": 6, "message": "JSON Defined Record Type not Supported"}, 400)
+    assert (fault.origin.dialect, fault.code, fault.grpc_code) == ("general", "6", errconv.Code.INVALID_ARGUMENT)
+    assert read({"code": 6, "message": "exists"}, 409).origin.dialect == "status-json"
+
+
+@pytest.mark.parametrize("body, step", [
+    ({"code": -1, "msg": "Sorry,APPID  is invalid"}, "give_up"),
+    ({"error": "Invalid account authorization"}, "give_up"),
+    ({"result": "error", "error_code": "107", "error_msg": "Parameter value is wrong"}, "fix_request"),
+    ({"result": "error", "error_code": "108", "error_msg": "Unknown CryptoCurrency"}, "fix_request"),
+    ({"result": "error", "error_code": "1", "error_msg": "Unknown error"}, "give_up"),
+    ({"Error Message": "Limit Reach . Please upgrade your plan or visit our documentation"}, "give_up"),
+])  # fmt: skip
+def test_round_five_words(body: dict[str, object], step: str) -> None:
+    assert str(read(body).next_step) == step

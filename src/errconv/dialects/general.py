@@ -96,10 +96,14 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
         return True
     if any(_valid_status(obj.get(name)) is not None for name in _STATUS_ONLY if name in obj):
         return True
-    for wrapper in ("meta", "error", "status", "response"):
+    for wrapper in ("meta", "error", "status", "response", "answer"):
         inner = obj.get(wrapper)
         # Giphy's {"data": [], "meta": {"status": 429, "msg": ...}}: a status one level down.
         if type(inner) is dict and any(_valid_status(inner.get(name)) is not None for name in _STATUS_ONLY if name in inner):
+            return True
+        # Beget's {"status": "success", "answer": {"status": "error", "errors": [...]}}: the
+        # call went through and its answer failed, as the answer says of itself.
+        if type(inner) is dict and type(inner.get("status")) is str and inner["status"].lower() in _FAILED and not inner.keys().isdisjoint(_ERROR_ONLY):
             return True
     if len(obj) == 1:
         (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
@@ -166,8 +170,9 @@ def _looks_like_an_error_inner(obj: dict[str, Any]) -> bool:
     if (named or not keys.isdisjoint(_CODE_NAMES)) and not keys.isdisjoint(_MESSAGE_NAMES):
         return True
     # LINE's {"message": ..., "details": [{"message": ..., "property": "messages[0].text"}]}:
-    # a message beside a list of entries that each name a field.
-    if type(obj.get("message")) is str:
+    # a message beside a list of entries that each name a field (0x's {"reason": "Validation
+    # Failed", "validationErrors": [{"field": "buyToken", ...}]} says it in `reason`).
+    if type(obj.get("message")) is str or type(obj.get("reason")) is str:
         for name in vocab.LIST_MEMBERS:
             entries = obj.get(name)
             if type(entries) is list and entries and type(entries[0]) is dict and not entries[0].keys().isdisjoint(_ENTRY_PARAMS_FIRST):
@@ -259,12 +264,16 @@ class General(Dialect):
             if status is None and (http is not None or len(value) > _MAX_BARE_TEXT):
                 return 0.0  # bare text with no status: only a short error's prose
             if status is None and b"\n" in value.strip():
-                # Several lines with no status: only a page that tells the caller outright what
-                # to do (nginx's "currently unavailable. Please try again later." page).
+                # Several lines with no status: a numbered error whose words have a move
+                # ("Error 11: Not enough input parameters.", however many lines its markup
+                # takes), or a page that tells the caller outright what to do (nginx's
+                # "currently unavailable. Please try again later." page).
                 try:
                     lines = _prose_of(bytes(value))
                 except UnicodeDecodeError:
                     return 0.0
+                if _text_code(lines) is not None and _prose_is_an_error(lines):
+                    return FALLBACK
                 return FALLBACK if vocab.step_stated(vocab.words(lines)) is not None else 0.0
             try:
                 text = _prose_of(bytes(value))
@@ -1220,7 +1229,8 @@ def _prose_says(text: str, status: int) -> bool:
 # "ERR:10:...", Baidu's "[18] Open api qps request limit reached".
 # (`oauth_problem=signature_invalid&...`: OAuth 1.0a's Problem Reporting extension, a form-encoded
 # body whose first pair names the problem, as Flickr's 401 sends it.)
-_TEXT_CODE = re.compile(r"\s*(?:Code: ?([0-9]{1,9})[,.:]|ERR:([0-9]{1,9}):|\[([0-9]{1,9})\] |oauth_problem=([a-z_]{1,48})(?:&|\s*$))")
+# ("Error 11: Not enough input parameters.", Paystation's page: a numbered error.)
+_TEXT_CODE = re.compile(r"\s*(?:Code: ?([0-9]{1,9})[,.:]|ERR:([0-9]{1,9}):|\[([0-9]{1,9})\] |oauth_problem=([a-z_]{1,48})(?:&|\s*$)|Error ([0-9]{1,9}): )")
 
 
 def _text_code(text: str) -> tuple[str, str] | None:
@@ -1343,11 +1353,19 @@ def _xml_children(text: str) -> tuple[str | None, str | None, str] | None:
         name, inner = m.group(1).lower(), html.unescape(m.group(2)).strip()
         if inner and name not in leaves:
             leaves[name] = inner
+    # A leaf named for the service's error code (Paystation's <PaystationErrorCode>5</...>
+    # beside <PaystationErrorMessage>Insufficient Funds</...>): a nonzero one says it failed.
+    prefixed = next((n for n in leaves if n.endswith("errorcode") and n not in _XML_CODES), None)
+    if prefixed is not None and not _success_code(leaves[prefixed]):
+        failed = True
     if not failed and leaves.get("status", "").lower() not in _FAILED:
         return None
     # (A negative number is a code too: USPS's -2147219401, as Binance's -1021 in JSON.)
-    code = next(((leaves[n], n) for n in _XML_CODES if n in leaves and (_TOKEN.fullmatch(leaves[n]) or _SIGNED.fullmatch(leaves[n]))), None)
+    names = _XML_CODES if prefixed is None else (*_XML_CODES, prefixed)
+    code = next(((leaves[n], n) for n in names if n in leaves and (_TOKEN.fullmatch(leaves[n]) or _SIGNED.fullmatch(leaves[n]))), None)
     message = next((leaves[n] for n in _XML_MESSAGES if n in leaves), None)
+    if message is None and prefixed is not None:
+        message = leaves.get(prefixed[: -len("code")] + "message")
     if code is None and message is None:
         return None
     return (code[0] if code else None), message, (f"the <{code[1]}> element" if code else "the message element")

@@ -12,6 +12,7 @@ import msgspec
 
 from .._model.errors import DecodeError, shorten
 from .._model.fault import Fault
+from ..codes import http_for_code
 from ._base import LIKELY, STRONG, Dialect, HttpInfo
 from ._common import Reading, Writing, valid_code, write_json
 from .._model.schema import WireDetail, check_depth, item_from_json, typed_items
@@ -55,6 +56,11 @@ class StatusJson(Dialect):
         details = value.get("details")
         if type(details) is list and details and all(type(d) is dict and "@type" in d for d in details):
             return STRONG
+        if http is not None and http.status is not None and http.status >= 400 and http_for_code(code) != http.status:
+            # A gateway that writes google.rpc.Status sends the status its code maps to; a
+            # small `code` beside another status (DNSExit's 6 at 400, "Record Type not
+            # Supported") is the service's own number, for the general reader.
+            return 0.0
         return LIKELY
 
     schema = _Body

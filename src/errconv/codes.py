@@ -101,9 +101,9 @@ CODE_FOR_HTTP: dict[int, Code] = {
     414: Code.INVALID_ARGUMENT,
     415: Code.INVALID_ARGUMENT,
     416: Code.OUT_OF_RANGE,
-    431: Code.INVALID_ARGUMENT,
     422: Code.INVALID_ARGUMENT,  # the arguments parsed but are not acceptable
     429: Code.RESOURCE_EXHAUSTED,
+    431: Code.INVALID_ARGUMENT,  # headers too large (RFC 6585 5): as 413 above
     499: Code.CANCELLED,
     500: Code.INTERNAL,  # also UNKNOWN or DATA_LOSS
     501: Code.UNIMPLEMENTED,

@@ -206,14 +206,21 @@ def words(text: str) -> str:
     `rateLimitExceeded`, `RATE_LIMIT_EXCEEDED` and `rate-limit exceeded` all give
     `rate limit exceeded`.
 
+    A link's words are not the message's ("see .../documentation/v3/rate_limiting" beside
+    Yelp's "You've reached the access limit"): links are left out.
+
     >>> words("ERR_InsufficientFunds.Account")
     'err insufficient funds account'
+    >>> words("Limit reached. See https://example.com/docs/rate_limiting")
+    'limit reached see'
     """
-    text = _CAMEL.sub(r"\1 \2", text[:512])
+    text = _URL.sub(" ", text[:512]) if "://" in text else text[:512]
+    text = _CAMEL.sub(r"\1 \2", text)
     text = _ACRONYM.sub(r"\1 \2", text)
     return " ".join(_NON_WORD.split(text.lower())).strip()
 
 
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{0,15}://\S*")
 _CAMEL = re.compile(r"([a-z0-9])([A-Z])")
 _ACRONYM = re.compile(r"([A-Z])([A-Z][a-z])")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
@@ -269,7 +276,7 @@ def names_long_period(text: str) -> bool:
     return PERIODS[1][0].search(text) is not None
 
 
-_QUOTA = r"\b(?:quota|usage (?:cap|limit)|cap (?:reached|exceeded|hit)|(?:monthly|daily|yearly|annual|weekly) (?:limit|cap|allowance)|(?:limit|allowance) (?:reached|exceeded|hit)|exceeded (?:the |your )?(?:\w+ )?(?:limit|allowance)|out of (?:quota|credits|requests))"
+_QUOTA = r"\b(?:quota|usage (?:cap|limit)|cap (?:reached|exceeded|hit)|(?:monthly|daily|yearly|annual|weekly) (?:limit|cap|allowance)|(?:limit|allowance) (?:reached|exceeded|hit)|exceeded (?:the |your )?(?:\w+ )?(?:limit|allowance)|exceeding (?:of )?(?:the |your )?(?:\w+ )?(?:limit|limitation|allowance)|out of (?:quota|credits|requests))"
 
 # Each row: a pattern over `words()` of a code, the move, the gRPC code, the status a
 # body without one is taken to have, and a name. The first row that matches wins, so

@@ -633,3 +633,14 @@ def test_a_small_code_beside_another_status_is_the_service_s_own() -> None:
 ])  # fmt: skip
 def test_round_five_words(body: dict[str, object], step: str) -> None:
     assert str(read(body).next_step) == step
+
+
+def test_a_link_s_words_are_not_the_message_s() -> None:
+    body = {"error": {"code": "ACCESS_LIMIT_REACHED", "description": "You've reached the access limit for this client. See https://www.yelp.com/developers/documentation/v3/rate_limiting"}}
+    # Yelp's daily access limit: the link's "rate_limiting" made it a rate limit (wait).
+    assert "rate limit" not in read(body, 429).origin.next_step
+
+
+def test_exceeding_a_subscription_s_limitation_is_a_spent_quota() -> None:
+    body = {"cod": 429, "message": "Your account is temporary blocked due to exceeding of requests limitation of your subscription type. Please choose the proper subscription"}
+    assert str(read(body).next_step) == "give_up"

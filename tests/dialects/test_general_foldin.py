@@ -644,3 +644,14 @@ def test_a_link_s_words_are_not_the_message_s() -> None:
 def test_exceeding_a_subscription_s_limitation_is_a_spent_quota() -> None:
     body = {"cod": 429, "message": "Your account is temporary blocked due to exceeding of requests limitation of your subscription type. Please choose the proper subscription"}
     assert str(read(body).next_step) == "give_up"
+
+
+@pytest.mark.parametrize("message, step", [
+    ("Invalid 'key' field: invalid key format", "fix_request"),
+    ("Match error: Unknown key in field dasd", "fix_request"),
+    ("Credit card token is invalid.", "fix_request"),
+    ("Invalid key", "give_up"),
+    ("token invalid", "give_up"),
+])  # fmt: skip
+def test_a_document_s_key_or_a_card_s_token_is_no_credential(message: str, step: str) -> None:
+    assert str(read({"error": message}, 400).next_step) == step

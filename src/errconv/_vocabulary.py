@@ -307,7 +307,9 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     _row(r"\b(?:no valid|no|missing(?: required)?) [a-z][a-z0-9_-]{1,40} (?:was |were )?(?:included|provided|supplied|given|specified|sent) (?:in|with) the request\b", _FIX, Code.INVALID_ARGUMENT, 400, "missing argument"),
     # Content a word list refuses (Reddit's BODY_BLACKLISTED_STRING): other words pass, so
     # the request is to change, not the caller's rights.
-    _row(r"\b(?:blacklist\w*|blocklist\w*|banned|prohibited|forbidden|disallowed) (?:string|word|words|phrase|content|text|characters?|terms?)\b", _FIX, Code.INVALID_ARGUMENT, 400, "refused content"),
+    # (A moderation filter's refusal, Stability AI's "Your request was flagged by our content
+    # moderation system": other content passes it.)
+    _row(r"\b(?:blacklist\w*|blocklist\w*|banned|prohibited|forbidden|disallowed) (?:string|word|words|phrase|content|text|characters?|terms?)\b|\bcontent (?:moderation|filter|policy)\b|\bflagged by\b", _FIX, Code.INVALID_ARGUMENT, 400, "refused content"),
     # A URL the service does not route (Contentful's UnknownRoute, an API version it no
     # longer serves): the caller built the request wrong; the resource is not missing.
     _row(r"\bunknown (?:route|endpoint|path|url|uri|method|action|api)\b|\bno (?:such )?route\b|\b(?:invalid|unknown|unsupported) api version\b", _FIX, Code.INVALID_ARGUMENT, 404, "unknown endpoint"),
@@ -345,7 +347,7 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # fails again, whatever status carried it (a 400 "permission denied" included).
     # ("Developer Inactive", Hotelbeds' whole body for a key whose account was switched off:
     # an inactive account or key, as a deactivated one.)
-    _row(r"\bforbidden\b|\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\bscope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\b(?:account|developer|user|key|app|application|client|member) (?:is )?inactive\b|\binactive (?:account|developer|user|key|app|application|client)\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
+    _row(r"\bforbidden\b|(?<!parameter )(?<!field )(?<!param )\bpermission\w*|\baccess (?:is )?denied\b|\bdenied\b|\bnot (?:allowed|permitted|authori[sz]ed)\b|\bunauthori[sz]ed to\b|\binsufficient (?:scopes?|privileges?|permissions?|rights|access)\b|\bmissing (?:scopes?|permissions?)\b|\b(?:required|needed|necessary) scopes?\b|\bscopes? (?:required|missing|not granted)\b|\bout of scope\b|\bno access\b|\bprohibited\b|\brestricted\b|\bblocked\b|\bbanned\b|\bblacklist\w*|\bsuspended\b|\bdisabled\b|\bdeactivated\b|\b(?:account|developer|user|key|app|application|client|member) (?:is )?inactive\b|\binactive (?:account|developer|user|key|app|application|client)\b|\bnot verified\b|\bunverified\b", _GIVE_UP, Code.PERMISSION_DENIED, 403, "forbidden"),
     _row(r"\bnot found\b|\bnotfound\b|\bno such\b|\bdoes ?n[o' ]?t exist\b|\bdoes not exists?\b|\bnon ?existent\b|\bunknown (?:resource|object|user|account|channel|chat|model|repository|repo|project|item|record|id)\b|\bno (?:\w+ )?(?:with|for) (?:the )?(?:given |that |this )?(?:id|name)\b|\bgone\b|\b(?:has been |was )?deleted\b", _GIVE_UP, Code.NOT_FOUND, 404, "not found"),
     # The thing asked for is already under way or done, or the state it asks for already
     # holds (Postmark's "This DKIM is already being renewed", "captioning is already
@@ -398,6 +400,10 @@ STEP_PHRASES: tuple[tuple[re.Pattern[str], NextStep], ...] = (
     # supported. Supported are: ...") or asks for a narrower query (Buildkite's "Please
     # narrow your query"): another request succeeds, though "not supported" alone is give_up.
     (re.compile(r"\btry (?:any|one) of (?:the following|these)\b|\b(?:supported|allowed|valid|accepted) (?:values |options |fields |ones |types )?are\b|\bplease (?:narrow|refine) (?:your|the) (?:query|request|search)\b"), _FIX),
+    # An instruction to send a part the request lacks (Contentful's "Please pass the
+    # X-Contentful-Organization header in which Organization to create the Space"): the request
+    # changes, whatever words of permission stand beside it.
+    (re.compile(r"\bplease (?:pass|provide|specify|supply|include|add|send|set) (?:the |a |an |your )?(?:[a-z0-9]+ ){0,3}(?:header|parameter|param|field|argument|query parameter)\b"), _FIX),
     # Only a person can help (Linode's "Please contact support describing your requirement"):
     # no change of the request and no wait gets the same call through. Last, so that "try
     # again later or contact support" stays a wait.

@@ -655,3 +655,15 @@ def test_exceeding_a_subscription_s_limitation_is_a_spent_quota() -> None:
 ])  # fmt: skip
 def test_a_document_s_key_or_a_card_s_token_is_no_credential(message: str, step: str) -> None:
     assert str(read({"error": message}, 400).next_step) == step
+
+
+@pytest.mark.parametrize("body, status, step", [
+    ({"errors": ["Your request was flagged by our content moderation system, as a result your request was denied"], "name": "content_moderation"}, 403, "fix_request"),
+    ({"message": "This User has multiple Organizations with permissions to create a Space. Please pass the X-Contentful-Organization header in which Organization to create the Space."}, 404, "fix_request"),
+    ({"RemoteException": {"exception": "IllegalArgumentException", "message": 'Invalid value for webhdfs parameter "permission": ...'}}, 400, "fix_request"),
+    ({"message": "Invalid parmater for the scope.", "error": "bad_request", "status": 400}, 400, "fix_request"),
+    ({"message": "Permission denied"}, 400, "give_up"),
+    ({"message": "The token lacks the required scope"}, 403, "give_up"),
+])  # fmt: skip
+def test_words_of_a_parameter_are_not_a_refusal_of_the_caller(body: dict[str, object], status: int, step: str) -> None:
+    assert str(read(body, status).next_step) == step

@@ -667,3 +667,12 @@ def test_a_document_s_key_or_a_card_s_token_is_no_credential(message: str, step:
 ])  # fmt: skip
 def test_words_of_a_parameter_are_not_a_refusal_of_the_caller(body: dict[str, object], status: int, step: str) -> None:
     assert str(read(body, status).next_step) == step
+
+
+@pytest.mark.parametrize("body, status, step", [
+    ({"error": "You have already voted on this poll"}, 422, "give_up"),
+    ({"message": "Agent is already paused"}, 422, "give_up"),
+    ({"fault": {"faultstring": "Invalid ApiKey for given resource", "detail": {"errorcode": "oauth.v2.InvalidApiKeyForGivenResource"}}}, 401, "give_up"),
+])  # fmt: skip
+def test_more_already_done_and_a_qualified_key(body: dict[str, object], status: int, step: str) -> None:
+    assert str(read(body, status).next_step) == step

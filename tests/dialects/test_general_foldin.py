@@ -676,3 +676,11 @@ def test_words_of_a_parameter_are_not_a_refusal_of_the_caller(body: dict[str, ob
 ])  # fmt: skip
 def test_more_already_done_and_a_qualified_key(body: dict[str, object], status: int, step: str) -> None:
     assert str(read(body, status).next_step) == step
+
+
+@pytest.mark.parametrize("message", [
+    "Failed to forward request to remote service.",
+    "failed to connect to server [localhost:27020] on first connect [MongoError: connect ECONNREFUSED 127.0.0.1:27020]",
+])  # fmt: skip
+def test_a_connection_the_server_could_not_make_is_a_wait(message: str) -> None:
+    assert str(read({"error": {"message": message, "code": 0}}).next_step) == "wait"

@@ -327,9 +327,10 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # "Too many new orders; current limit is 50 orders per 10 SECOND", "Exceeded 4 calls per
     # second": a count per second or minute is a rate, whatever is counted.
     _row(r"\b(?:calls|requests|queries|operations|orders|messages|attempts|requests? weight)\b (?:per|a|/|every) (?:\d+ )?(?:second|sec|minute|min)s?\b|\btoo many\b.*\bper (?:\d+ )?(?:second|sec|minute|min)s?\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
-    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests?|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?(?:requests|calls|operations|writes|reads|visits|hits|queries)\b|\brpm\b|\btpm\b|\bqps\b|\btoo frequent\w*|\b(?:call|calling|request|requests|query|access|api) frequency\b|\bfrequency (?:limit|exceeded|too high)\b|\b(?:requests|calls) too quickly\b|\bmaking requests too (?:quickly|fast)\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
+    _row(r"\brate ?limit\w*|\bratelimit\w*|\brate (?:exceeded|limited)\b|\btoo many (?:requests?|calls|attempts|connections|concurrent|requests? in flight)|\bthrottl\w*|\bslow ?down\b|\brequest limit\b|\brequests? (?:per|a) (?:second|minute)\b|\bconcurren\w* (?:limit|requests)\b|\btoo many (?:\w+ )?(?:requests|calls|operations|writes|reads|visits|hits|queries)\b|\brpm\b|\btpm\b|\bqps\b|\btoo frequent\w*|\b(?:call|calling|request|requests|query|access|api) frequency\b|\bfrequency (?:limit|exceeded|too high)\b|\b(?:requests|calls) too quickly\b|\bmaking requests too (?:quickly|fast)\b|\bonly (?:one|\d+) (?:request|call|operation|query|job)s? (?:\w+ ){0,6}at a time\b", _WAIT, Code.RESOURCE_EXHAUSTED, 429, "rate limit"),
     # ("too_many_write_operations", Dropbox's: a count over a window is a rate limit, not a
-    # request that is too big.)
+    # request that is too big. NetSuite's "Only one request may be made against a session at
+    # a time": a cap on concurrency, which clears when the other request ends.)
     # A quota for a period: the period decides (see period_of); the row's step is the
     # default when no period is named, left to the status and the wire.
     _row(_QUOTA, None, Code.RESOURCE_EXHAUSTED, 429, "quota"),

@@ -684,3 +684,7 @@ def test_more_already_done_and_a_qualified_key(body: dict[str, object], status: 
 ])  # fmt: skip
 def test_a_connection_the_server_could_not_make_is_a_wait(message: str) -> None:
     assert str(read({"error": {"message": message, "code": 0}}).next_step) == "wait"
+
+
+def test_one_request_at_a_time_is_a_wait() -> None:
+    assert str(read({"message": "Only one request may be made against a session at a time", "code": "CUR_SESSION_DISALLWD"}).next_step) == "wait"

@@ -688,3 +688,12 @@ def test_a_connection_the_server_could_not_make_is_a_wait(message: str) -> None:
 
 def test_one_request_at_a_time_is_a_wait() -> None:
     assert str(read({"message": "Only one request may be made against a session at a time", "code": "CUR_SESSION_DISALLWD"}).next_step) == "wait"
+
+
+@pytest.mark.parametrize("message, param", [
+    ("Missing home_id", "home_id"),
+    ('missing required parameter "client"', "client"),
+    ("missing api_key and user_id", None),
+])  # fmt: skip
+def test_a_field_named_by_its_lack(message: str, param: str | None) -> None:
+    assert read({"error": {"code": 10, "message": message}}).param == param

@@ -1060,7 +1060,7 @@ _IDENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\])*"
 _PROSE_PARAMS = (
     re.compile(r"(?i)\b(?:in|field|parameter|param|property|argument|attribute|key)\s+`(" + _IDENT + r")`"),
     re.compile(r"(?i)`(" + _IDENT + r")`(?::| (?:is|are|must|should|field|parameter|param)\b)"),
-    re.compile(r"(?i)\b(?:missing|unknown|invalid|required|duplicate) (?:field|parameter|param|property|argument|attribute|key)s?:? [`'\"]?(" + _IDENT + r")"),
+    re.compile(r"(?i)\b(?:missing|unknown|invalid|required|duplicate)(?: required| mandatory)? (?:field|parameter|param|property|argument|attribute|key)s?:? [`'\"]?(" + _IDENT + r")"),
     re.compile(r"(?i)\b(?:field|parameter|param|property|argument|attribute),? [`'\"](" + _IDENT + r")[`'\"]"),
     re.compile(r"(?i)[`'\"](" + _IDENT + r")[`'\"] (?:associated|is (?:required|missing|invalid|not valid)|must|field|parameter|param|property|should)\b"),
     re.compile(r"(?:^|: )(" + _IDENT + r"): (?:invalid (?:type|value|length)|missing field|unknown variant|expected)\b"),
@@ -1085,6 +1085,8 @@ _PROSE_PARAMS = (
     re.compile(r"\b[Ii]nvalid ([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\s*\.?\s*$"),
     # "invalid institution_id provided" (Plaid's): a snake_case name, a field's by its form.
     re.compile(r"(?i)\b(?:invalid|missing|unknown|unsupported) ([a-z][a-z0-9]*(?:_[a-z0-9]+)+) (?:provided|given|supplied|specified|passed|value)\b"),
+    # "Missing home_id" (Netatmo's): a snake_case name after the word for its lack, and last.
+    re.compile(r"(?i)\b(?:missing|required|no) ([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s*[.!]?\s*$"),
     # "Please verify your key= parameter" (Steam's 401 page): a query parameter by its `name=`.
     re.compile(r"(?i)\b(?:verify|check|correct|fix) (?:the |your )?(" + _IDENT + r")= ?(?:parameter|param|argument)\b"),
 )

@@ -91,8 +91,11 @@ CODE_MEMBERS = (
     # `error`, whose token CouchDB's reason ("missing") only qualifies.
     "reason",
     "error_type", "errorType",
-    # The class of the exception the server raised (TfL's "exceptionType": "ApiException").
-    "exceptionType", "exception_type",
+    # The class of the exception the server raised (TfL's "exceptionType": "ApiException",
+    # Liquid Web's "error_class": "LW::Exception::DuplicateRecord").
+    "exceptionType", "exception_type", "error_class", "errorClass",
+    # Capitalised, as Loqate writes it ([{"Error": "8", "Description": ...}]).
+    "Error",
     "type", "Type",
     # `name` only when it names an error class (PayPal's INSTRUMENT_DECLINED, a
     # JavaScript ValidationError): elsewhere it is a field's or a resource's name.
@@ -125,8 +128,9 @@ MESSAGE_MEMBERS = (
     "err_msg", "errMsg", "error_text", "error-text", "errorText", "status_message", "statusMessage", "explanation",
     # Huobi's err-msg, WeChat's errmsg, Bybit's retMsg, Alpha Vantage's Note and Information.
     "err-msg", "errmsg", "retMsg", "ret_msg", "returnMsg", "return_msg", "Note", "Information", "note",
-    # With a space, as Alpha Vantage and Financial Modeling Prep write it ({"Error Message": ...}).
-    "Error Message",
+    # With a space, as Alpha Vantage and Financial Modeling Prep write it ({"Error Message": ...});
+    # Excedo's `desc`, Liquid Web's `full_message`, Loqate's `Description`.
+    "Error Message", "desc", "full_message", "Description",
 )  # fmt: skip
 
 # The parameter at fault: a field name, a JSON Pointer, or a path.
@@ -135,8 +139,9 @@ PARAM_MEMBERS = (
     "attribute", "path", "loc", "location", "pointer", "key", "argument", "arg", "source",
     # Scaleway's details[].argument_name; Zoho's details.api_name (the field's API name).
     "argument_name", "argumentName", "api_name",
-    # A list of the fields at fault (Reddit's `"fields": ["title"]`): the first.
-    "fields",
+    # A list of the fields at fault (Reddit's `"fields": ["title"]`, Excedo's `"missing":
+    # ["domainname", ...]`): the first.
+    "fields", "missing",
 )  # fmt: skip
 
 # A delay, in seconds unless the name says milliseconds. `estimated_time` is Hugging
@@ -173,6 +178,8 @@ CONTAINERS = (
     "error", "errors", "error_details", "errorDetails", "fault", "Error", "data", "response", "meta", "parameters",
     # Capitalised, as .NET and SOAP-minded services write them ({"Fault": {"Error": [...]}}).
     "Fault", "Errors",
+    # Musixmatch's {"message": {"header": {"status_code": 401, "hint": "renew"}}}.
+    "message", "header",
     # What a service adds beside its error: Todoist's error_extra.retry_after, ViCare's
     # extendedPayload.reason.
     "error_extra", "errorExtra", "extendedPayload", "extended_payload",
@@ -375,7 +382,7 @@ CODE_WORDS: tuple[tuple[re.Pattern[str], Meaning], ...] = (
     # carried, QuestDB's "not enough lines": funds, space and permissions have their rows above.
     # "Not provided" is a part left out, FYERS' "recaptcha token is not provided"; "bad" and
     # a noun, MEXC's "bad symbol", a value refused: a bad gateway or credential is read above.)
-    _row(r"\binvalid\w*|\bmissing\b|\bnot enough\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\b(?:should|must|please) (?:specify|provide|supply|include|add|pass)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b|\bnot (?:provided|supplied|specified)\b|\bbad [a-z]+\b|\b(?:value|parameter|argument|input) (?:is |are )?wrong\b|\bunknown (?!(?:error|errors|exception|failure|reason|issue|problem|cause)\b)[a-z]+\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
+    _row(r"\binvalid\w*|\bmissing\b|\bnot enough\b|\brequired\b|\bmalformed\b|\bvalidation\b|\bvalidat\w+ (?:error|failed|failure)\b|\bbad request\b|\bunprocessable\b|\bmust (?:be|have|not|contain|include)\b|\bnot (?:a )?valid\b|\bunknown (?:field|parameter|param|argument|property|option|key|attribute|value)s?\b|\bunrecognized\b|\bunsupported\b|\btoo (?:long|short|large|big|small|many|few)\b|\bout of (?:range|bounds)\b|\bexceeds? (?:the )?(?:max\w*|min\w*|limit|length|size)\b|\bparse\w*|\bsyntax\b|\bwrong (?:type|format|value)\b|\bcannot be (?:empty|blank|null)\b|\bblank\b|\bempty\b|\bformat\b|\bbad (?:param\w*|argument|input|value|data|json)\b|\bincorrect\b|\bmismatch\b|\bnot (?:allowed|accepted) (?:value|character)s?\b|\billegal\b|\bunexpected (?:field|parameter|value|token)\b|\b(?:should|must|please) (?:specify|provide|supply|include|add|pass)\b|\bpayload too large\b|\bentity too large\b|\bcontent too large\b|\bnot (?:provided|supplied|specified)\b|\bbad [a-z]+\b|\b(?:cannot|can ?not|can t) (?:load|fetch|return|request|get|process|select) more than \d+\b|\b(?:value|parameter|argument|input) (?:is |are )?wrong\b|\bunknown (?!(?:error|errors|exception|failure|reason|issue|problem|cause)\b)[a-z]+\b", _FIX, Code.INVALID_ARGUMENT, 400, "invalid request"),
     # A bug on the server's side: no move of its own. The status decides (500 is give_up,
     # AIP-194; a 503 that says "internal error" is still unavailable); a body without a
     # status is taken to be a 500.
@@ -394,7 +401,7 @@ STEP_PHRASES: tuple[tuple[re.Pattern[str], NextStep], ...] = (
     # ("Please retry your request.", MercadoLibre's internal error: an instruction to send the
     # same request again; not "please retry with ..." or "... after fixing", which change it.)
     (re.compile(r"\bplease (?:retry|try again)(?: (?:your|the|this) (?:request|call))?\b(?! (?:with|using|after|once|when|if|without|and)\b)"), _WAIT),
-    (re.compile(r"\b(?:try|retry|send|resend)(?: (?:your|the|this) (?:request|call))? again later\b|\bretry later\b|\bwait a (?:moment|minute|few (?:seconds|minutes)|while|bit|little) (?:and|then|before) (?:\w+ ){0,2}(?:try|retry|resend)\b"), _WAIT),
+    (re.compile(r"\b(?:try|retry|send|resend)(?: (?:your|the|this) (?:request|call))? again later\b|\b(?:try|retry) again after (?:some time|a (?:while|moment|few \w+))\b|\bwait (?:some|a little|a short) (?:time|while) (?:and|then|before) (?:\w+ ){0,2}(?:try|retry)\b|\bretry later\b|\bwait a (?:moment|minute|few (?:seconds|minutes)|while|bit|little) (?:and|then|before) (?:\w+ ){0,2}(?:try|retry|resend)\b"), _WAIT),
     # A gone endpoint whose body names its successor ("please update your use case to rely
     # on the new API endpoints"): the changed request succeeds, the same one never does.
     (re.compile(r"\b(?:rely on|use|switch to|migrate to|move to) (?:the )?new (?:api )?(?:endpoints?|urls?|paths?|api|version)\b"), _FIX),

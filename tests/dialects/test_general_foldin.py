@@ -697,3 +697,55 @@ def test_one_request_at_a_time_is_a_wait() -> None:
 ])  # fmt: skip
 def test_a_field_named_by_its_lack(message: str, param: str | None) -> None:
     assert read({"error": {"code": 10, "message": message}}).param == param
+
+
+# --------------------------------------------------------------------------- round 6's fold-in
+
+
+@pytest.mark.parametrize("body, code, param, step", [
+    ({"code": 2003, "desc": "Required parameter missing", "missing": ["domainname", "recordid"]}, "2003", "domainname", "fix_request"),
+    ({"error_class": "LW::Exception::DuplicateRecord", "field": "domain", "full_message": "Duplicate record for 'domain: mytest.com': "}, "LW::Exception::DuplicateRecord", "domain", "fix_request"),
+    ({"success": 0, "data": {"code": 20003}}, "20003", None, "give_up"),
+    ({"count": 20, "startIndex": 0, "message": "Invalid attribute value.", "totalResults": 0, "results": []}, None, None, "fix_request"),
+])  # fmt: skip
+def test_round_six_shapes(body: dict[str, object], code: str | None, param: str | None, step: str) -> None:
+    fault = read(body)
+    assert (fault.code, fault.param, str(fault.next_step)) == (code, param, step)
+
+
+def test_a_status_two_levels_down_under_a_header() -> None:
+    fault = read({"message": {"header": {"status_code": 401, "execute_time": 0.002, "hint": "renew"}}})
+    assert (fault.status, str(fault.next_step)) == (401, "give_up")
+
+
+def test_an_array_of_capitalised_errors() -> None:
+    fault = read([{"Error": "8", "Description": "Key daily limit exceeded", "Cause": "The daily limit on the key has been exceeded."}])
+    assert (fault.code, str(fault.next_step)) == ("8", "give_up")
+
+
+def test_a_list_of_messages_is_no_field() -> None:
+    fault = read({"validationErrors": {"messages": ["Domain TTL is required and must be greater than or equal to 300"]}, "code": 400}, 400)
+    assert (fault.param, str(fault.next_step)) == (None, "fix_request")
+    assert read({"status": "fail", "data": {"title": "A title is required"}}, 400).param == "title"
+
+
+@pytest.mark.parametrize("message, step", [
+    ("Unknown error - Please try again after some time", "wait"),
+    ("The API allows 25 requests per 1 minutes. Please wait some time and retry your request or contact support to extend your quota.", "wait"),
+])  # fmt: skip
+def test_more_ways_to_say_wait(message: str, step: str) -> None:
+    assert str(read({"error": message}).next_step) == step
+
+
+def test_cannot_load_more_than_n_is_a_request_to_mend() -> None:
+    assert str(read(b"Cannot load more than 20 items").next_step) == "fix_request"
+
+
+def test_an_instruction_in_a_known_dialect_s_message_outranks_the_status_ladder() -> None:
+    # An OData-shaped body with no status: the ladder of an assumed 500 said give_up.
+    body = {"error": {"code": "OVER_RATE_LIMIT", "message": "You have exceeded your rate limit. Try again later or contact us for assistance"}}
+    fault = read(body)
+    assert (fault.origin.dialect, str(fault.next_step)) == ("odata", "wait")
+    # A conditional sentence is no instruction for this call.
+    azure = {"error": {"code": "DeploymentNotFound", "message": "The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again."}}
+    assert str(read(azure, 404).next_step) == "give_up"

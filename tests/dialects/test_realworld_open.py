@@ -44,13 +44,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "realworld_open"
 # (r2_rules, r2_heldout; issue 28), round 3 (r3_rules, r3_heldout; folded in with r2_heldout).
 # Round 4 (r4_heldout, gathered blind by two helpers) was scored once against the rules frozen
 # at 7de9537 (FROZEN_R4_HELDOUT), then folded in (issue 28's round-4 fold-in): rules written
-# from it, so it is scored in-sample with the others. Round 5 (r5_heldout) likewise:
-# FROZEN_R5_HELDOUT, then its fold-in.
-HALVES = tuple(h for h in ("rules", "heldout", "r2_rules", "r2_heldout", "r3_rules", "r3_heldout", "r4_heldout", "r5_heldout") if (ROOT / h).is_dir())
+# from it, so it is scored in-sample with the others. Rounds 5 and 6 (r5_heldout, r6_heldout)
+# likewise: FROZEN_R5_HELDOUT and FROZEN_R6_HELDOUT, then their fold-ins.
+HALVES = tuple(h for h in ("rules", "heldout", "r2_rules", "r2_heldout", "r3_rules", "r3_heldout", "r4_heldout", "r5_heldout", "r6_heldout") if (ROOT / h).is_dir())
 # Halves gathered and (for the held-out ones) scored blind once, whose fold-in, rules
 # written from them so that none of their stated facts is contradicted, is still to do
 # (issue 28): kept with their provenance and checked for form, not scored in-sample yet.
-# (r2_heldout, r3_heldout, r3_rules, r4_heldout and r5_heldout waited here until their fold-in.)
+# (r2_heldout, r3_heldout, r3_rules, r4_heldout, r5_heldout and r6_heldout waited here until their fold-in.)
 PENDING = ROOT / "pending"
 PENDING_HALVES = tuple(sorted(p.name for p in PENDING.iterdir() if p.is_dir())) if PENDING.is_dir() else ()
 FACTS = ("status", "code", "next_step", "retry_after_seconds", "param")

@@ -311,6 +311,13 @@ class Reading:
                 no_retry_hint=self.no_retry,
             )
             ladder = wait_hint is None and self.no_retry is None
+            if ladder and self.dialect != "general" and type(fields.get("detail")) is str:
+                # Where only the status's ladder spoke, an instruction the message gives
+                # outright ("Try again later", OpenFEC's rate limit in an OData-shaped body)
+                # decides, as it does in the general reader; a description does not.
+                said = _instructed(fields["detail"])
+                if said is not None and said[0] is not step:
+                    step, source, ladder = said[0], f"inferred from prose {said[1]!r}, over {source[len('inferred from '):]}", False
             self.inferred += ("next_step",)
         if self.delay is not None and step is _WAIT and fields.get("retry_after_seconds") is None:
             fields["retry_after_seconds"] = self.delay
@@ -494,3 +501,13 @@ class Writing:
         self.limits = limits
         self.keep_debug = keep_debug
         self.in_http = in_http
+
+
+def _instructed(detail: str) -> tuple[NextStep, str] | None:
+    """The next step a message states outright (vocabulary.step_stated), or None. A
+    sentence under a condition says nothing of this call (Azure OpenAI's "If you created the
+    deployment within the last 5 minutes, please wait a moment and try again.")."""
+    from .. import _vocabulary as vocab
+
+    sentences = [s for s in detail[:1024].split(". ") if not s.lstrip().lower().startswith(("if ", "when ", "unless "))]
+    return vocab.step_stated(vocab.words(". ".join(sentences))) if sentences else None

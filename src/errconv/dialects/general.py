@@ -105,6 +105,17 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
         # call went through and its answer failed, as the answer says of itself.
         if type(inner) is dict and type(inner.get("status")) is str and inner["status"].lower() in _FAILED and not inner.keys().isdisjoint(_ERROR_ONLY):
             return True
+    # Musixmatch's {"message": {"header": {"status_code": 401, ...}}}: the status two levels down.
+    for outer in ("message", "response"):
+        holder = obj.get(outer)
+        header = holder.get("header") if type(holder) is dict else None
+        if type(header) is dict and any(_valid_status(header.get(name)) is not None for name in _STATUS_ONLY if name in header):
+            return True
+    # bitbank's {"success": 0, "data": {"code": 20003}}: a call that says it failed, and its code.
+    if obj.get("success") in (0, False) and type(obj.get("success")) in (int, bool):
+        data = obj.get("data")
+        if type(data) is dict and not data.keys().isdisjoint(_CODE_NAMES):
+            return True
     if len(obj) == 1:
         (inner,) = obj.values()  # {"detail": {...}}: the wrapper's content decides
         if type(inner) is str:
@@ -137,6 +148,11 @@ def _looks_like_an_error(obj: dict[str, Any]) -> bool:
     # lines [table=t]"}, Seniverse's "The API key is invalid."): the message of an error.
     said = obj.get("status")
     if type(said) is str and " " in said.strip() and _prose_status_message(said):
+        return True
+    # A message that names what went wrong outright beside an empty result (OSMNames'
+    # {"count": 20, "message": "Invalid attribute value.", "results": []}).
+    said = obj.get("message")
+    if type(said) is str and obj.get("results") == [] and _prose_status_message(said) and vocab.is_strong(vocab.words(said)):
         return True
     # Bybit's and others' {"retCode": 10006, "retMsg": ...}: a nonzero return code beside a message.
     for name in _RETURN_CODE_NAMES:
@@ -186,7 +202,7 @@ _ENTRY_PARAMS_FIRST = frozenset(("field", "property", "param", "parameter", "pat
 
 
 _ERROR_ONLY = frozenset(
-    ("error", "errors", "fault", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_message",
+    ("error", "errors", "fault", "error_class", "Error", "error_code", "errorCode", "ErrorCode", "err_code", "errCode", "error_message",
      "errorMessage", "ErrorMessage", "error_description", "error_type", "errorType", "errorMessages", "exception",
      "err-code", "err-msg", "errcode", "errmsg", "errorNum",
      # camelCase and snake_case spellings of errmsg (Kotak Neo's {"stCode": ..., "errMsg": ...}).
@@ -196,7 +212,7 @@ _ERROR_ONLY = frozenset(
      *vocab.RETRYABLE_MEMBERS, *(name for name, _ in vocab.DELAY_MEMBERS if name not in ("wait", "backoff", "cooldown"))),
 )  # fmt: skip
 _CODE_NAMES = frozenset(("code", "status", "statusCode", "status_code", "reason", "type", "Code"))
-_MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details", "Message", "status_message", "statusMessage"))
+_MESSAGE_NAMES = frozenset(("message", "msg", "description", "detail", "details", "Message", "status_message", "statusMessage", "desc", "Description", "full_message"))
 # A value that names itself an error: 2captcha's `"request": "ERROR_ZERO_BALANCE"`.
 _ERROR_TOKEN = re.compile(r"(?:ERR|ERROR)_[A-Z0-9]+(?:_[A-Z0-9]+)*")
 # Members whose value says the call failed (CryptoCompare's `"Response": "Error"`, OMDb's
@@ -919,7 +935,7 @@ def _param_value(value: Any, name: str) -> str | None:
         if name in ("path", "location", "source") and ("/" in value or value.startswith("http")):
             return None
         return value
-    if name == "fields" and type(value) is list and value and type(value[0]) is str:
+    if name in ("fields", "missing") and type(value) is list and value and type(value[0]) is str:
         return _param_value(value[0], "field")
     if type(value) is list and value and len(value) <= _MAX_PATH_PARTS and all(type(p) is str or type(p) is int for p in value):
         parts = [str(p) for p in value if p not in ("body", "query", "path", "header")]
@@ -1005,7 +1021,12 @@ def _violations(
 
 
 def _field_like(name: str) -> bool:
-    return 0 < len(name) <= 128 and " " not in name
+    # (Rackspace's {"validationErrors": {"messages": [...]}}: a list of messages under a name
+    # of the lists' own, no field.)
+    return 0 < len(name) <= 128 and " " not in name and name not in _NOT_FIELDS
+
+
+_NOT_FIELDS = frozenset((*vocab.LIST_MEMBERS, "error", "errors", "message", "messages"))
 
 
 def _delay_value(raw: Any, unit: float, reading: Reading) -> int | None:
